@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_COLLECT_H
+#define EBPFSPY_COLLECT_H
+
+#endif

@@ -1,0 +1,6 @@
+#ifndef EBPFSPY_EBPFSPYD_H
+#define EBPFSPY_EBPFSPYD_H
+
+int	ebpfspyd_main(int, char **);
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_ELF_H
+#define EBPFSPY_ELF_H
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_EVENTS_H
+#define EBPFSPY_EVENTS_H
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_FOLDED_H
+#define EBPFSPY_FOLDED_H
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_KALLSYMS_H
+#define EBPFSPY_KALLSYMS_H
+
+#endif

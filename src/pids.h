@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_PIDS_H
+#define EBPFSPY_PIDS_H
+
+#endif

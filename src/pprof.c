@@ -1,0 +1,1 @@
+#include "pprof.h"

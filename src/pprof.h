@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_PPROF_H
+#define EBPFSPY_PPROF_H
+
+#endif

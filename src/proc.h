@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_PROC_H
+#define EBPFSPY_PROC_H
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_PROCMAPS_H
+#define EBPFSPY_PROCMAPS_H
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_RELOAD_H
+#define EBPFSPY_RELOAD_H
+
+#endif

@@ -1,0 +1,46 @@
+#ifndef EBPFSPY_RESOLVE_H
+#define EBPFSPY_RESOLVE_H
+
+#include <sys/types.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct config;
+struct resolve;
+struct resolve_proc;
+
+struct resolve_stats {
+	uint64_t	frames;		/* frames asked for */
+	uint64_t	named;		/* given a symbol name */
+	uint64_t	unknown;	/* no symbol found */
+	size_t		files;		/* symbol tables loaded */
+	size_t		file_bytes;	/* their memory */
+	size_t		ksyms;		/* kernel symbols */
+	uint64_t	hits, misses;	/* symbol table cache */
+};
+
+struct resolve	*resolve_create(const struct config *);
+void		 resolve_free(struct resolve *);
+void		 resolve_configure(struct resolve *, const struct config *);
+
+/*
+ * Per-process state: the executable mappings of /proc/PID/maps and the
+ * symbol tables of their files, captured when opened so that a process
+ * that exits before the round still gets names.
+ */
+struct resolve_proc *resolve_proc_open(struct resolve *, pid_t);
+void		 resolve_proc_refresh(struct resolve *, struct resolve_proc *);
+void		 resolve_proc_close(struct resolve *, struct resolve_proc *);
+
+/*
+ * Name a frame.  Never NULL: a symbol, else the unknown-symbol form the
+ * configuration asks for.  The string is valid until the next call.
+ */
+const char	*resolve_user(struct resolve *, struct resolve_proc *,
+		    uint64_t);
+const char	*resolve_kernel(struct resolve *, uint64_t);
+
+void		 resolve_round_end(struct resolve *);
+void		 resolve_stats(struct resolve *, struct resolve_stats *);
+
+#endif

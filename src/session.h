@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_SESSION_H
+#define EBPFSPY_SESSION_H
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_STACKS_H
+#define EBPFSPY_STACKS_H
+
+#endif

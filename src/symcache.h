@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_SYMCACHE_H
+#define EBPFSPY_SYMCACHE_H
+
+#endif

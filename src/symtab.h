@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_SYMTAB_H
+#define EBPFSPY_SYMTAB_H
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef EBPFSPY_WATCH_H
+#define EBPFSPY_WATCH_H
+
+#endif
