@@ -1,4 +1,41 @@
 #ifndef EBPFSPY_PIDS_H
 #define EBPFSPY_PIDS_H
 
+#include <sys/types.h>
+#include <stddef.h>
+
+#include "bpf/profile.h"
+
+struct config;
+struct pids;
+struct resolve;
+struct resolve_proc;
+struct session;
+
+enum pids_state {
+	PIDS_ALIVE,
+	PIDS_DEAD,		/* exited this round: still named */
+};
+
+/* One process the daemon knows. */
+struct pids_proc {
+	pid_t			 pid;
+	enum pids_state		 state;
+	int			 type;		/* enum profile_pid_type */
+	char			 comm[PROFILE_COMM_LEN];
+	char			*service;	/* service_name label */
+	struct resolve_proc	*rp;
+};
+
+struct pids	*pids_create(struct session *, struct resolve *,
+		    const struct config *);
+void		 pids_free(struct pids *);
+void		 pids_configure(struct pids *, const struct config *);
+void		 pids_event(struct pids *, const struct profile_event *);
+/* The process of a sample: known, or looked up now. */
+struct pids_proc *pids_get(struct pids *, pid_t);
+void		 pids_round_end(struct pids *);
+void		 pids_log_state(struct pids *);
+size_t		 pids_count(struct pids *, enum pids_state);
+
 #endif

@@ -1,4 +1,45 @@
 #ifndef EBPFSPY_SESSION_H
 #define EBPFSPY_SESSION_H
 
+#include <sys/types.h>
+#include <stdint.h>
+
+#include "bpf/profile.h"
+
+struct config;
+struct ev_loop;
+struct session;
+
+/* Called for each event of the ring buffer, in order. */
+typedef void (*session_event_cb)(const struct profile_event *, void *);
+
+/*
+ * The BPF side: open the skeleton, size its maps from the config, load,
+ * attach the on-CPU perf events and the off-CPU tracepoints that the
+ * config asks for, and join the ring buffer's epoll fd to the loop.
+ */
+struct session	*session_open(struct ev_loop *, const struct config *,
+		    session_event_cb, void *);
+void		 session_close(struct session *);
+/* Apply the live keys of a new config; -1 leaves the old in force. */
+int		 session_apply(struct session *, const struct config *);
+/* Consume what the ring buffer holds now. */
+void		 session_drain_events(struct session *);
+
+int		 session_pid_set(struct session *, pid_t,
+		    const struct profile_pid_config *);
+int		 session_pid_delete(struct session *, pid_t);
+int		 session_pid_get(struct session *, pid_t,
+		    struct profile_pid_config *);
+
+int		 session_counts_fd(struct session *);
+int		 session_stacks_fd(struct session *);
+int		 session_pid_fd(struct session *);
+int		 session_offcpu_fd(struct session *);
+/* Sum the per-CPU counters into stats[PROFILE_STAT_MAX]. */
+void		 session_stats(struct session *, uint64_t *);
+int		 session_ncpus(struct session *);
+int		 session_cpu_attached(struct session *);
+int		 session_offcpu_attached(struct session *);
+
 #endif

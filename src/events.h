@@ -1,4 +1,0 @@
-#ifndef EBPFSPY_EVENTS_H
-#define EBPFSPY_EVENTS_H
-
-#endif
