@@ -6,6 +6,10 @@
 #ifndef EBPFSPY_PROFILE_H
 #define EBPFSPY_PROFILE_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 #define PROFILE_STACK_DEPTH	127
 #define PROFILE_COMM_LEN	16
 
