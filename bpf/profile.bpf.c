@@ -1,5 +1,380 @@
-#include <vmlinux.h>
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ebpfspy's BPF side: on-CPU samples from a software cpu-clock perf event,
+ * off-CPU time from sched_switch, process exec/exit from the scheduler
+ * tracepoints.  Counts are aggregated here, keyed by {pid, kernel stack,
+ * user stack}; userspace drains them once per round.
+ *
+ * Every tracepoint is attached as a raw or BTF tracepoint: neither needs
+ * tracefs mounted, and neither needs kprobes, which this kernel lacks.
+ */
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
 #include "profile.h"
 
+#define PF_KTHREAD	0x00200000
+
 char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * Live knobs: in .bss/.data so that a reload changes them without
+ * reloading the programs.
+ */
+int collect_kthreads = 0;
+int collect_idle = 0;
+int per_thread = 0;
+__u32 offcpu_states = PROFILE_TASK_INTERRUPTIBLE |
+    PROFILE_TASK_UNINTERRUPTIBLE;
+__u64 offcpu_min_ns = 1000;
+__u64 offcpu_max_ns = 0;
+
+/* Sizes are set by userspace before load from the config. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct profile_pid_config);
+} pid_config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct profile_key);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u64);
+	__type(value, struct profile_stack);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct profile_offcpu_start);
+} offcpu_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PROFILE_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* A stack is too large for the 512-byte BPF stack: walk into this. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct profile_stack);
+} scratch SEC(".maps");
+
+static __always_inline void
+stat_add(__u32 idx, __u64 n)
+{
+	__u64	*v;
+
+	v = bpf_map_lookup_elem(&stats, &idx);
+	if (v != NULL)
+		*v += n;
+}
+
+static __always_inline void
+event_send(__u32 type, __u32 pid)
+{
+	struct profile_event	ev = {};
+
+	ev.type = type;
+	ev.pid = pid;
+	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) != 0)
+		stat_add(PROFILE_STAT_RINGBUF_LOST, 1);
+}
+
+/*
+ * The config of a pid.  A pid seen for the first time gets an UNKNOWN
+ * placeholder and one request to userspace; the placeholder is the rate
+ * limit, and the sample that found it is dropped.
+ */
+static __always_inline struct profile_pid_config *
+pid_config_get(__u32 pid)
+{
+	struct profile_pid_config	*cfg, unknown = {};
+
+	cfg = bpf_map_lookup_elem(&pid_config, &pid);
+	if (cfg != NULL)
+		return cfg;
+	if (bpf_map_update_elem(&pid_config, &pid, &unknown,
+	    BPF_NOEXIST) != 0) {
+		/* Another CPU won the race, or the map is full. */
+		if (bpf_map_lookup_elem(&pid_config, &pid) == NULL)
+			stat_add(PROFILE_STAT_PID_MAP_FULL, 1);
+		return NULL;
+	}
+	stat_add(PROFILE_STAT_UNKNOWN_PID, 1);
+	event_send(PROFILE_EVENT_UNKNOWN_PID, pid);
+	return NULL;
+}
+
+static __always_inline __u64
+hash_mix(__u64 h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/*
+ * Walk a stack and store it under the hash of its frames.  Returns the
+ * id, 0 when there is no stack.  Content addressing means two different
+ * stacks never share a slot the way stack-trace map buckets do.
+ */
+static __always_inline __u64
+stack_store(void *ctx, __u64 flags, __u32 err_stat)
+{
+	struct profile_stack	*buf;
+	__u32			 zero = 0;
+	__u64			 h;
+	long			 n;
+	int			 i;
+
+	buf = bpf_map_lookup_elem(&scratch, &zero);
+	if (buf == NULL)
+		return 0;
+	n = bpf_get_stack(ctx, buf->ip, sizeof(buf->ip), flags);
+	if (n <= 0) {
+		stat_add(err_stat, 1);
+		return 0;
+	}
+	n /= sizeof(__u64);
+	h = 0x9e3779b97f4a7c15ULL ^ (__u64)n;
+	for (i = 0; i < PROFILE_STACK_DEPTH; i++) {
+		if (i >= n)
+			break;
+		h = (h ^ buf->ip[i]) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	h = hash_mix(h);
+	if (h == 0)
+		h = 1;
+	if (bpf_map_update_elem(&stacks, &h, buf, BPF_NOEXIST) != 0 &&
+	    bpf_map_lookup_elem(&stacks, &h) == NULL) {
+		stat_add(PROFILE_STAT_STACKS_FULL, 1);
+		return 0;
+	}
+	return h;
+}
+
+static __always_inline void
+count_add(struct profile_key *key, __u64 v)
+{
+	__u64	*c;
+
+	c = bpf_map_lookup_elem(&counts, key);
+	if (c == NULL) {
+		if (bpf_map_update_elem(&counts, key, &v, BPF_NOEXIST) == 0)
+			return;
+		c = bpf_map_lookup_elem(&counts, key);
+		if (c == NULL) {
+			stat_add(PROFILE_STAT_COUNTS_FULL, 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(c, v);
+}
+
+/* Should this task be looked at at all?  Returns its config or NULL. */
+static __always_inline struct profile_pid_config *
+task_config(struct task_struct *task, __u32 tgid)
+{
+	struct profile_pid_config	*cfg;
+
+	if (tgid == 0) {
+		if (!collect_idle) {
+			stat_add(PROFILE_STAT_IDLE, 1);
+			return NULL;
+		}
+	} else if ((BPF_CORE_READ(task, flags) & PF_KTHREAD) &&
+	    !collect_kthreads) {
+		stat_add(PROFILE_STAT_KTHREAD, 1);
+		return NULL;
+	}
+	cfg = pid_config_get(tgid);
+	if (cfg == NULL)
+		return NULL;
+	switch (cfg->type) {
+	case PROFILE_PID_FP:
+	case PROFILE_PID_PYTHON:
+		return cfg;
+	case PROFILE_PID_UNKNOWN:
+		stat_add(PROFILE_STAT_UNKNOWN_DROP, 1);
+		return NULL;
+	default:
+		stat_add(PROFILE_STAT_NOT_PROFILED, 1);
+		return NULL;
+	}
+}
+
+SEC("perf_event")
+int
+on_cpu_sample(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct		*task;
+	struct profile_pid_config	*cfg;
+	struct profile_key		 key = {};
+	__u64				 id;
+
+	stat_add(PROFILE_STAT_SAMPLES, 1);
+	id = bpf_get_current_pid_tgid();
+	task = (struct task_struct *)bpf_get_current_task();
+	if ((cfg = task_config(task, id >> 32)) == NULL)
+		return 0;
+	key.pid = id >> 32;
+	key.tid = per_thread ? (__u32)id : 0;
+	key.kind = PROFILE_KIND_CPU;
+	if (cfg->collect_kernel)
+		key.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR);
+	if (cfg->collect_user && key.pid != 0)
+		key.ustack = stack_store(ctx, BPF_F_USER_STACK,
+		    PROFILE_STAT_USTACK_ERR);
+	count_add(&key, 1);
+	stat_add(PROFILE_STAT_COUNTED, 1);
+	return 0;
+}
+
+/*
+ * A thread leaves the CPU blocked: remember when and where, keyed by its
+ * thread id.  It comes back: add the time to the stacks it blocked in.
+ * Preemption of a runnable thread is not blocking and is not counted.
+ */
+static __always_inline int
+offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
+    struct task_struct *next, unsigned int prev_state)
+{
+	struct profile_offcpu_start	*sp, start = {};
+	struct profile_pid_config	*cfg;
+	struct profile_key		 key = {};
+	__u64				 now, delta;
+	__u32				 tid, tgid;
+
+	now = bpf_ktime_get_ns();
+	if (!preempt && (prev_state & offcpu_states) != 0) {
+		tgid = BPF_CORE_READ(prev, tgid);
+		tid = BPF_CORE_READ(prev, pid);
+		if (tgid != 0 && (cfg = task_config(prev, tgid)) != NULL) {
+			/* prev is still current: its stacks are walked. */
+			start.ts = now;
+			start.pid = tgid;
+			if (cfg->collect_kernel)
+				start.kstack = stack_store(ctx, 0,
+				    PROFILE_STAT_KSTACK_ERR);
+			if (cfg->collect_user)
+				start.ustack = stack_store(ctx,
+				    BPF_F_USER_STACK, PROFILE_STAT_USTACK_ERR);
+			if (bpf_map_update_elem(&offcpu_start, &tid, &start,
+			    BPF_ANY) != 0)
+				stat_add(PROFILE_STAT_OFFCPU_START_FULL, 1);
+			else
+				stat_add(PROFILE_STAT_OFFCPU_SWITCH, 1);
+		}
+	}
+
+	tid = BPF_CORE_READ(next, pid);
+	sp = bpf_map_lookup_elem(&offcpu_start, &tid);
+	if (sp == NULL)
+		return 0;
+	delta = now - sp->ts;
+	key.pid = sp->pid;
+	key.tid = per_thread ? tid : 0;
+	key.kstack = sp->kstack;
+	key.ustack = sp->ustack;
+	key.kind = PROFILE_KIND_OFFCPU;
+	bpf_map_delete_elem(&offcpu_start, &tid);
+	if (delta < offcpu_min_ns) {
+		stat_add(PROFILE_STAT_OFFCPU_SHORT, 1);
+		return 0;
+	}
+	if (offcpu_max_ns != 0 && delta > offcpu_max_ns) {
+		stat_add(PROFILE_STAT_OFFCPU_LONG, 1);
+		return 0;
+	}
+	count_add(&key, delta);
+	stat_add(PROFILE_STAT_OFFCPU_NS, delta);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int
+BPF_PROG(offcpu_switch_btf, bool preempt, struct task_struct *prev,
+    struct task_struct *next, unsigned int prev_state)
+{
+	return offcpu_switch(ctx, preempt, prev, next, prev_state);
+}
+
+SEC("raw_tp/sched_switch")
+int
+BPF_PROG(offcpu_switch_raw, bool preempt, struct task_struct *prev,
+    struct task_struct *next, unsigned int prev_state)
+{
+	return offcpu_switch(ctx, preempt, prev, next, prev_state);
+}
+
+/*
+ * exec: the pid runs a new image; until userspace has looked at it, its
+ * samples are dropped (the placeholder), then it gets its new config.
+ */
+SEC("raw_tp/sched_process_exec")
+int
+on_exec(void *ctx)
+{
+	struct profile_pid_config	 unknown = {};
+	__u32				 pid;
+
+	pid = bpf_get_current_pid_tgid() >> 32;
+	if (bpf_map_update_elem(&pid_config, &pid, &unknown, BPF_ANY) != 0)
+		stat_add(PROFILE_STAT_PID_MAP_FULL, 1);
+	stat_add(PROFILE_STAT_EXEC, 1);
+	event_send(PROFILE_EVENT_EXEC, pid);
+	return 0;
+}
+
+/*
+ * exit: fires for every thread.  A thread's off-CPU start is dropped so
+ * the map cannot leak; the process is reported once, when its last
+ * thread goes (signal->live reached 0), whichever thread that is.
+ */
+SEC("raw_tp/sched_process_exit")
+int
+on_exit(void *ctx)
+{
+	struct task_struct	*task;
+	__u64			 id;
+	__u32			 tid, pid;
+
+	id = bpf_get_current_pid_tgid();
+	tid = (__u32)id;
+	pid = id >> 32;
+	bpf_map_delete_elem(&offcpu_start, &tid);
+	task = (struct task_struct *)bpf_get_current_task();
+	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0;
+	if (bpf_map_lookup_elem(&pid_config, &pid) == NULL)
+		return 0;	/* never seen: nothing to forget */
+	stat_add(PROFILE_STAT_EXIT, 1);
+	event_send(PROFILE_EVENT_EXIT, pid);
+	return 0;
+}

@@ -1,32 +1,431 @@
-/* Placeholder until collection rounds land. */
-#include <stdlib.h>
+/*
+ * A collection round: drain the counts BPF aggregated since the last
+ * round, give every frame a name, add each stack to the profile of its
+ * target and type, and hand the profiles to the sinks.  Then the dead
+ * are forgotten and the caches age.
+ *
+ * Each stack is rooted at the process's comm; user frames come first
+ * (outermost to innermost), kernel frames on top of them.  Return
+ * addresses are looked up at address - 1, the call instruction, so a
+ * call that ends a function is not named after the next function.
+ */
+#include <sys/types.h>
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <bpf/bpf.h>
+
+#include "bpf/profile.h"
 #include "collect.h"
+#include "config.h"
+#include "log.h"
+#include "pids.h"
+#include "profile.h"
+#include "resolve.h"
+#include "session.h"
+#include "sink_file.h"
+#include "stacks.h"
 #include "xmalloc.h"
 
-struct collect {
-	int	 dummy;
+#define COLLECT_BATCH		4096
+#define COLLECT_MAX_FRAMES	(1 + 2 * PROFILE_STACK_DEPTH + 2)
+
+struct collect_prof {
+	int		 kind;
+	char		*service;
+	struct profile	*p;
 };
 
-struct collect *
-collect_create(struct session *s, struct pids *p, struct resolve *r)
+struct collect {
+	struct session		*session;
+	struct pids		*pids;
+	struct resolve		*resolve;
+	struct stacks		*stacks;
+
+	struct profile_key	*keys;
+	uint64_t		*vals;
+	size_t			 cap, n;
+	int			 no_batch;	/* kernel lacks batch ops */
+
+	char			*names;		/* frame names of a stack */
+	size_t			 names_len, names_cap;
+	size_t			 offs[COLLECT_MAX_FRAMES];
+
+	struct collect_prof	*profs;		/* open addressing */
+	size_t			 nprofs, profs_size;
+
+	int64_t			 start_real;	/* round start, ns */
+	uint64_t		 rounds;
+	uint64_t		 samples, offcpu_ns, lost_stacks;
+	double			 last_ms;
+	size_t			 last_entries, last_profiles;
+};
+
+static int64_t
+collect_now(clockid_t clk)
 {
-	return xcalloc(1, sizeof(struct collect));
+	struct timespec	 ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct collect *
+collect_create(struct session *session, struct pids *pids,
+    struct resolve *resolve)
+{
+	struct collect	*c;
+
+	c = xcalloc(1, sizeof(*c));
+	c->session = session;
+	c->pids = pids;
+	c->resolve = resolve;
+	c->stacks = stacks_create(session);
+	c->cap = COLLECT_BATCH;
+	c->keys = xcalloc(c->cap, sizeof(*c->keys));
+	c->vals = xcalloc(c->cap, sizeof(*c->vals));
+	c->names_cap = 4096;
+	c->names = xmalloc(c->names_cap);
+	c->profs_size = 64;
+	c->profs = xcalloc(c->profs_size, sizeof(*c->profs));
+	c->start_real = collect_now(CLOCK_REALTIME);
+	return c;
+}
+
+static void
+collect_profs_clear(struct collect *c)
+{
+	size_t	 i;
+
+	for (i = 0; i < c->profs_size; i++) {
+		profile_free(c->profs[i].p);
+		free(c->profs[i].service);
+		memset(&c->profs[i], 0, sizeof(c->profs[i]));
+	}
+	c->nprofs = 0;
 }
 
 void
 collect_free(struct collect *c)
 {
+	if (c == NULL)
+		return;
+	collect_profs_clear(c);
+	free(c->profs);
+	stacks_free(c->stacks);
+	free(c->keys);
+	free(c->vals);
+	free(c->names);
 	free(c);
+}
+
+static void
+collect_reserve(struct collect *c, size_t more)
+{
+	while (c->n + more > c->cap) {
+		c->cap *= 2;
+		c->keys = xreallocarray(c->keys, c->cap, sizeof(*c->keys));
+		c->vals = xreallocarray(c->vals, c->cap, sizeof(*c->vals));
+	}
+}
+
+/* Where the kernel has no batch operations: one entry at a time. */
+static void
+collect_drain_iter(struct collect *c, int fd)
+{
+	struct profile_key	 key, next;
+	void			*prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		collect_reserve(c, 1);
+		if (bpf_map_lookup_elem(fd, &next, &c->vals[c->n]) == 0) {
+			c->keys[c->n] = next;
+			c->n++;
+		}
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		bpf_map_delete_elem(fd, &c->keys[i]);
+}
+
+/* Take every count out of the kernel map. */
+static void
+collect_drain(struct collect *c)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	struct profile_key	 in, out;
+	__u32			 count;
+	int			 fd = session_counts_fd(c->session), err;
+	int			 first = 1;
+
+	c->n = 0;
+	if (c->no_batch) {
+		collect_drain_iter(c, fd);
+		return;
+	}
+	for (;;) {
+		collect_reserve(c, COLLECT_BATCH);
+		count = COLLECT_BATCH;
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in,
+		    &out, c->keys + c->n, c->vals + c->n, &count, &opts);
+		if (err != 0 && errno != ENOENT && errno != ENOSPC) {
+			if (first && (errno == EINVAL || errno == ENOTSUP ||
+			    errno == EOPNOTSUPP)) {
+				log_info("no batch map operations: iterating");
+				c->no_batch = 1;
+				collect_drain_iter(c, fd);
+				return;
+			}
+			log_warn("drain counts map");
+			return;
+		}
+		c->n += count;
+		if (err != 0 && errno == ENOENT)
+			return;
+		if (err != 0 && errno == ENOSPC && count == 0) {
+			/* A bucket holds more than a batch: unlikely. */
+			log_warnx("drain counts map: bucket over batch size");
+			return;
+		}
+		in = out;
+		first = 0;
+	}
+}
+
+/*
+ * On the final round, threads still blocked count up to now: their
+ * start stays in the kernel map, their time is added here.
+ */
+static void
+collect_offcpu_inflight(struct collect *c, const struct config *conf)
+{
+	struct profile_offcpu_start	 st;
+	__u32				 key, next;
+	void				*prev = NULL;
+	int64_t				 now = collect_now(CLOCK_MONOTONIC);
+	int				 fd = session_offcpu_fd(c->session);
+	uint64_t			 delta;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &next, &st) != 0 ||
+		    (int64_t)st.ts > now)
+			continue;
+		delta = now - st.ts;
+		if (delta < (uint64_t)conf->offcpu_min_block_us * 1000)
+			continue;
+		if (conf->offcpu_max_block_us != 0 &&
+		    delta > (uint64_t)conf->offcpu_max_block_us * 1000)
+			continue;
+		collect_reserve(c, 1);
+		memset(&c->keys[c->n], 0, sizeof(c->keys[c->n]));
+		c->keys[c->n].pid = st.pid;
+		c->keys[c->n].kstack = st.kstack;
+		c->keys[c->n].ustack = st.ustack;
+		c->keys[c->n].kind = PROFILE_KIND_OFFCPU;
+		c->vals[c->n] = delta;
+		c->n++;
+	}
+}
+
+static uint64_t
+collect_hash(const char *s, int kind)
+{
+	uint64_t	 h = 1469598103934665603ULL ^ kind;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static struct profile *
+collect_profile(struct collect *c, const struct config *conf, int kind,
+    const char *service, int64_t now)
+{
+	struct collect_prof	*old, *e;
+	size_t			 i, oldsize;
+
+	if ((c->nprofs + 1) * 2 > c->profs_size) {
+		old = c->profs;
+		oldsize = c->profs_size;
+		c->profs_size *= 2;
+		c->profs = xcalloc(c->profs_size, sizeof(*c->profs));
+		c->nprofs = 0;
+		for (i = 0; i < oldsize; i++) {
+			if (old[i].p == NULL)
+				continue;
+			e = &c->profs[collect_hash(old[i].service,
+			    old[i].kind) & (c->profs_size - 1)];
+			while (e->p != NULL) {
+				if (++e == c->profs + c->profs_size)
+					e = c->profs;
+			}
+			*e = old[i];
+			c->nprofs++;
+		}
+		free(old);
+	}
+	e = &c->profs[collect_hash(service, kind) & (c->profs_size - 1)];
+	while (e->p != NULL) {
+		if (e->kind == kind && strcmp(e->service, service) == 0)
+			return e->p;
+		if (++e == c->profs + c->profs_size)
+			e = c->profs;
+	}
+	e->kind = kind;
+	e->service = xstrdup(service);
+	if (kind == PROFILE_KIND_CPU)
+		e->p = profile_create(PROFILE_TYPE_CPU,
+		    1000000000ULL / conf->sample_rate, c->start_real,
+		    now - c->start_real);
+	else
+		e->p = profile_create(PROFILE_TYPE_OFFCPU, 1, c->start_real,
+		    now - c->start_real);
+	profile_label_set(e->p, "service_name", service);
+	c->nprofs++;
+	return e->p;
+}
+
+/* Append a name to the stack being built. */
+static void
+collect_name(struct collect *c, size_t *nframes, const char *name)
+{
+	size_t	 len = strlen(name) + 1;
+
+	if (*nframes >= COLLECT_MAX_FRAMES)
+		return;
+	while (c->names_len + len > c->names_cap) {
+		c->names_cap *= 2;
+		c->names = xreallocarray(c->names, c->names_cap, 1);
+	}
+	memcpy(c->names + c->names_len, name, len);
+	c->offs[(*nframes)++] = c->names_len;
+	c->names_len += len;
+}
+
+static void
+collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
+    int user, size_t *nframes)
+{
+	const uint64_t	*ip;
+	size_t		 n, i;
+	uint64_t	 addr;
+
+	if (id == 0)
+		return;
+	if ((ip = stacks_get(c->stacks, id, &n)) == NULL) {
+		c->lost_stacks++;
+		collect_name(c, nframes, "[lost stack]");
+		return;
+	}
+	for (i = n; i-- > 0;) {
+		addr = i > 0 ? ip[i] - 1 : ip[i];
+		if (!user)
+			collect_name(c, nframes, resolve_kernel(c->resolve,
+			    addr));
+		else if (proc->rp != NULL)
+			collect_name(c, nframes, resolve_user(c->resolve,
+			    proc->rp, addr));
+		else
+			collect_name(c, nframes, "[unknown]");
+	}
+}
+
+static void
+collect_entry(struct collect *c, const struct config *conf,
+    const struct profile_key *key, uint64_t val, int64_t now)
+{
+	const char		*frames[COLLECT_MAX_FRAMES];
+	struct pids_proc	*proc;
+	struct profile		*p;
+	size_t			 nframes = 0, i;
+
+	if (key->kind >= PROFILE_KIND_MAX || val == 0)
+		return;
+	proc = pids_get(c->pids, key->pid);
+	c->names_len = 0;
+	collect_name(c, &nframes, proc->comm);
+	collect_stack(c, proc, key->ustack, 1, &nframes);
+	collect_stack(c, proc, key->kstack, 0, &nframes);
+	for (i = 0; i < nframes; i++)
+		frames[i] = c->names + c->offs[i];
+	p = collect_profile(c, conf, key->kind, proc->service != NULL ?
+	    proc->service : proc->comm, now);
+	profile_add(p, frames, nframes, val);
+	if (key->kind == PROFILE_KIND_CPU)
+		c->samples += val;
+	else
+		c->offcpu_ns += val;
 }
 
 int
 collect_round(struct collect *c, const struct config *conf, int final)
 {
-	return 0;
+	int64_t		 t0, now;
+	time_t		 wall;
+	size_t		 i;
+	int		 rc = 0;
+
+	t0 = collect_now(CLOCK_MONOTONIC);
+	/* Events first: a pid's exec or exit precedes its counts. */
+	session_drain_events(c->session);
+	collect_drain(c);
+	if (final && session_offcpu_attached(c->session))
+		collect_offcpu_inflight(c, conf);
+	now = collect_now(CLOCK_REALTIME);
+	for (i = 0; i < c->n; i++)
+		collect_entry(c, conf, &c->keys[i], c->vals[i], now);
+
+	wall = now / 1000000000;
+	for (i = 0; i < c->profs_size; i++) {
+		if (c->profs[i].p == NULL)
+			continue;
+		if (sink_file_write(conf, c->profs[i].p, wall) == -1)
+			rc = -1;
+	}
+	c->last_entries = c->n;
+	c->last_profiles = c->nprofs;
+	collect_profs_clear(c);
+
+	stacks_round_end(c->stacks);
+	pids_round_end(c->pids);
+	resolve_round_end(c->resolve);
+	c->rounds++;
+	c->start_real = now;
+	c->last_ms = (collect_now(CLOCK_MONOTONIC) - t0) / 1e6;
+	log_debug("round %llu: %zu counts, %zu profiles, %.1f ms",
+	    (unsigned long long)c->rounds, c->last_entries, c->last_profiles,
+	    c->last_ms);
+	return rc;
 }
 
 void
 collect_log_state(struct collect *c)
 {
+	struct stacks_stats	 st;
+	struct resolve_stats	 rs;
+
+	stacks_stats(c->stacks, &st);
+	resolve_stats(c->resolve, &rs);
+	log_info("collect: %llu rounds, last %.1f ms with %zu counts and %zu "
+	    "profiles; %llu samples, %llu off-CPU ns, %llu lost stacks",
+	    (unsigned long long)c->rounds, c->last_ms, c->last_entries,
+	    c->last_profiles, (unsigned long long)c->samples,
+	    (unsigned long long)c->offcpu_ns,
+	    (unsigned long long)c->lost_stacks);
+	log_info("stacks: %zu cached, %llu hits, %llu misses, %llu lost, "
+	    "%llu deleted, %llu swept", st.entries,
+	    (unsigned long long)st.hits, (unsigned long long)st.misses,
+	    (unsigned long long)st.lost, (unsigned long long)st.deleted,
+	    (unsigned long long)st.swept);
+	log_info("symbols: %llu frames, %llu named, %llu unknown; %zu tables "
+	    "(%zu bytes), %zu kernel symbols, cache %llu hits %llu misses",
+	    (unsigned long long)rs.frames, (unsigned long long)rs.named,
+	    (unsigned long long)rs.unknown, rs.files, rs.file_bytes, rs.ksyms,
+	    (unsigned long long)rs.hits, (unsigned long long)rs.misses);
 }

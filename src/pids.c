@@ -1,36 +1,391 @@
-/* Placeholder until the process table lands. */
-#include <stdlib.h>
+/*
+ * The process table: what the daemon knows of each pid, and the BPF pid
+ * config map it answers through.  One thread, no locks; the ring buffer
+ * delivers unknown-pid requests, execs and exits in order.
+ *
+ *   unknown pid (first sample) -> look the process up, decide its type,
+ *                                 capture its maps, write its config
+ *   exec                       -> the same again: new image, new type
+ *   exit                       -> dead: its samples of this round are
+ *                                 still named; forgotten at round end
+ *
+ * Every 10 rounds the BPF map is swept for entries the daemon does not
+ * know (a lost event): pids that are gone are deleted, live ones asked
+ * about again.
+ */
+#include <sys/types.h>
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "config.h"
+#include "log.h"
 #include "pids.h"
+#include "proc.h"
+#include "resolve.h"
+#include "session.h"
 #include "xmalloc.h"
 
+#define PIDS_SWEEP_ROUNDS	10
+
 struct pids {
-	int	 dummy;
+	struct session		*session;
+	struct resolve		*resolve;
+	const struct config	*conf;
+	struct pids_proc	**v;	/* open addressing by pid */
+	size_t			 size;
+	size_t			 count;
+	struct pids_proc	**dead;	/* replaced by a reused pid */
+	size_t			 ndead;
+	uint64_t		 round;
+	uint64_t		 requests, execs, exits, swept;
 };
 
 struct pids *
-pids_create(struct session *s, struct resolve *r, const struct config *conf)
+pids_create(struct session *session, struct resolve *resolve,
+    const struct config *conf)
 {
-	return xcalloc(1, sizeof(struct pids));
+	struct pids	*p;
+
+	p = xcalloc(1, sizeof(*p));
+	p->session = session;
+	p->resolve = resolve;
+	p->conf = conf;
+	p->size = 1024;
+	p->v = xcalloc(p->size, sizeof(*p->v));
+	return p;
+}
+
+static void
+pids_proc_free(struct pids *p, struct pids_proc *proc)
+{
+	if (proc == NULL)
+		return;
+	resolve_proc_close(p->resolve, proc->rp);
+	free(proc->service);
+	free(proc);
 }
 
 void
 pids_free(struct pids *p)
 {
+	size_t	 i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->size; i++)
+		pids_proc_free(p, p->v[i]);
+	for (i = 0; i < p->ndead; i++)
+		pids_proc_free(p, p->dead[i]);
+	free(p->dead);
+	free(p->v);
 	free(p);
 }
 
-void
-pids_configure(struct pids *p, const struct config *conf)
+static size_t
+pids_slot(struct pids_proc **v, size_t size, pid_t pid)
 {
+	size_t	 i;
+
+	for (i = ((uint32_t)pid * 2654435761U) & (size - 1);;
+	    i = (i + 1) & (size - 1)) {
+		if (v[i] == NULL || v[i]->pid == pid)
+			return i;
+	}
+}
+
+static struct pids_proc *
+pids_find(struct pids *p, pid_t pid)
+{
+	return p->v[pids_slot(p->v, p->size, pid)];
+}
+
+static void
+pids_insert(struct pids *p, struct pids_proc *proc)
+{
+	struct pids_proc	**v;
+	size_t			  i, size;
+
+	if ((p->count + 1) * 2 > p->size) {
+		size = p->size * 2;
+		v = xcalloc(size, sizeof(*v));
+		for (i = 0; i < p->size; i++) {
+			if (p->v[i] != NULL)
+				v[pids_slot(v, size, p->v[i]->pid)] = p->v[i];
+		}
+		free(p->v);
+		p->v = v;
+		p->size = size;
+	}
+	p->v[pids_slot(p->v, p->size, proc->pid)] = proc;
+	p->count++;
+}
+
+static void
+pids_remove(struct pids *p, pid_t pid)
+{
+	struct pids_proc	*tmp;
+	size_t			 i;
+
+	i = pids_slot(p->v, p->size, pid);
+	if (p->v[i] == NULL)
+		return;
+	p->v[i] = NULL;
+	p->count--;
+	for (i = (i + 1) & (p->size - 1); p->v[i] != NULL;
+	    i = (i + 1) & (p->size - 1)) {
+		tmp = p->v[i];
+		p->v[i] = NULL;
+		p->v[pids_slot(p->v, p->size, tmp->pid)] = tmp;
+	}
+}
+
+/* Write what BPF should do with this pid. */
+static void
+pids_write_config(struct pids *p, struct pids_proc *proc)
+{
+	struct profile_pid_config	 cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.type = proc->type;
+	cfg.collect_user = p->conf->collect_user && !proc->kthread;
+	cfg.collect_kernel = p->conf->collect_kernel;
+	if (session_pid_set(p->session, proc->pid, &cfg) == -1)
+		log_warn("pid %d: write BPF pid config", (int)proc->pid);
+}
+
+/*
+ * Decide how a process is profiled, and capture what names its frames:
+ * its maps and symbol tables are read now, while it is alive.
+ */
+static void
+pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
+{
+	char	 buf[PROFILE_COMM_LEN];
+
+	if (proc_comm(proc->pid, buf, sizeof(buf)) == 0)
+		comm = buf;
+	if (comm != NULL)
+		snprintf(proc->comm, sizeof(proc->comm), "%s", comm);
+	proc->kthread = proc_is_kthread(proc->pid);
+	free(proc->service);
+	proc->service = xstrdup(proc->comm[0] != '\0' ? proc->comm :
+	    "unknown");
+	if (proc->kthread && !p->conf->collect_kthreads)
+		proc->type = PROFILE_PID_NONE;
+	else
+		proc->type = PROFILE_PID_FP;
+	resolve_proc_close(p->resolve, proc->rp);
+	proc->rp = NULL;
+	if (proc->type == PROFILE_PID_FP && !proc->kthread)
+		proc->rp = resolve_proc_open(p->resolve, proc->pid);
+	proc->round = p->round;
+}
+
+static struct pids_proc *
+pids_new(struct pids *p, pid_t pid)
+{
+	struct pids_proc	*proc;
+
+	proc = xcalloc(1, sizeof(*proc));
+	proc->pid = pid;
+	proc->state = PIDS_ALIVE;
+	snprintf(proc->comm, sizeof(proc->comm), "[%d]", (int)pid);
+	pids_insert(p, proc);
+	return proc;
+}
+
+/* A pid being (re)used by a new process: keep the old one for naming. */
+static struct pids_proc *
+pids_fresh(struct pids *p, pid_t pid)
+{
+	struct pids_proc	*proc;
+
+	if ((proc = pids_find(p, pid)) != NULL) {
+		if (proc->state == PIDS_ALIVE)
+			return proc;
+		pids_remove(p, pid);
+		p->dead = xreallocarray(p->dead, p->ndead + 1,
+		    sizeof(*p->dead));
+		p->dead[p->ndead++] = proc;
+	}
+	return pids_new(p, pid);
 }
 
 void
 pids_event(struct pids *p, const struct profile_event *ev)
 {
+	struct pids_proc	*proc;
+	char			 comm[PROFILE_COMM_LEN];
+	pid_t			 pid = ev->pid;
+
+	memcpy(comm, ev->comm, sizeof(comm));
+	comm[sizeof(comm) - 1] = '\0';
+	switch (ev->type) {
+	case PROFILE_EVENT_UNKNOWN_PID:
+		p->requests++;
+		if (!proc_exists(pid)) {
+			/* Gone already: drop the placeholder. */
+			session_pid_delete(p->session, pid);
+			return;
+		}
+		proc = pids_fresh(p, pid);
+		if (proc->round == 0 || proc->type == PROFILE_PID_UNKNOWN)
+			pids_evaluate(p, proc, comm);
+		pids_write_config(p, proc);
+		log_debug("pid %d (%s): %s", (int)pid, proc->comm,
+		    proc->type == PROFILE_PID_FP ? "profiled" :
+		    "not profiled");
+		break;
+	case PROFILE_EVENT_EXEC:
+		p->execs++;
+		proc = pids_fresh(p, pid);
+		pids_evaluate(p, proc, comm);
+		pids_write_config(p, proc);
+		break;
+	case PROFILE_EVENT_EXIT:
+		p->exits++;
+		session_pid_delete(p->session, pid);
+		if ((proc = pids_find(p, pid)) != NULL)
+			proc->state = PIDS_DEAD;
+		break;
+	default:
+		log_debug("unknown event type %u", ev->type);
+		break;
+	}
+}
+
+struct pids_proc *
+pids_get(struct pids *p, pid_t pid)
+{
+	struct pids_proc	*proc;
+
+	if ((proc = pids_find(p, pid)) != NULL)
+		return proc;
+	/* Counted before a restart of our state: look at it now. */
+	proc = pids_new(p, pid);
+	if (proc_exists(pid))
+		pids_evaluate(p, proc, NULL);
+	else
+		proc->state = PIDS_DEAD;
+	return proc;
+}
+
+/* Ask BPF again about pids the daemon does not know or has lost. */
+static void
+pids_sweep(struct pids *p)
+{
+	struct profile_pid_config	 cfg;
+	struct pids_proc		*proc;
+	__u32				 key, next;
+	void				*prev = NULL;
+	pid_t				*gone = NULL;
+	size_t				 ngone = 0, i;
+	int				 fd = session_pid_fd(p->session);
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		proc = pids_find(p, next);
+		if (!proc_exists(next) || (proc != NULL &&
+		    proc->state == PIDS_DEAD)) {
+			gone = xreallocarray(gone, ngone + 1, sizeof(*gone));
+			gone[ngone++] = next;
+			continue;
+		}
+		if (proc == NULL && bpf_map_lookup_elem(fd, &next, &cfg) == 0 &&
+		    cfg.type == PROFILE_PID_UNKNOWN) {
+			/* Its request was lost: answer it now. */
+			proc = pids_new(p, next);
+			pids_evaluate(p, proc, NULL);
+			pids_write_config(p, proc);
+		}
+	}
+	for (i = 0; i < ngone; i++) {
+		if (session_pid_delete(p->session, gone[i]) == 0)
+			p->swept++;
+	}
+	free(gone);
+}
+
+/*
+ * End of a round: the dead are forgotten everywhere; live processes the
+ * kernel no longer has (their exit was lost) are dropped too.
+ */
+void
+pids_round_end(struct pids *p)
+{
+	struct pids_proc	*proc;
+	size_t			 i;
+
+	for (i = 0; i < p->ndead; i++)
+		pids_proc_free(p, p->dead[i]);
+	p->ndead = 0;
+	for (i = 0; i < p->size;) {
+		proc = p->v[i];
+		if (proc == NULL || (proc->state == PIDS_ALIVE &&
+		    proc_exists(proc->pid))) {
+			i++;
+			continue;
+		}
+		if (proc->state == PIDS_ALIVE)
+			session_pid_delete(p->session, proc->pid);
+		pids_remove(p, proc->pid);
+		pids_proc_free(p, proc);
+		/* Removal may have moved another entry into slot i. */
+	}
+	p->round++;
+	if (p->round % PIDS_SWEEP_ROUNDS == 0)
+		pids_sweep(p);
+}
+
+/* New config: collect_user, collect_kernel or kthreads may have changed. */
+void
+pids_configure(struct pids *p, const struct config *conf)
+{
+	struct pids_proc	*proc;
+	size_t			 i;
+
+	p->conf = conf;
+	for (i = 0; i < p->size; i++) {
+		if ((proc = p->v[i]) == NULL || proc->state != PIDS_ALIVE)
+			continue;
+		if (proc->kthread) {
+			proc->type = conf->collect_kthreads ? PROFILE_PID_FP :
+			    PROFILE_PID_NONE;
+		}
+		pids_write_config(p, proc);
+	}
+}
+
+size_t
+pids_count(struct pids *p, enum pids_state state)
+{
+	size_t	 i, n = 0;
+
+	for (i = 0; i < p->size; i++) {
+		if (p->v[i] != NULL && p->v[i]->state == state)
+			n++;
+	}
+	return n;
 }
 
 void
 pids_log_state(struct pids *p)
 {
+	size_t	 i, profiled = 0;
+
+	for (i = 0; i < p->size; i++) {
+		if (p->v[i] != NULL && p->v[i]->type == PROFILE_PID_FP)
+			profiled++;
+	}
+	log_info("pids: %zu tracked (%zu alive, %zu dead, %zu profiled), "
+	    "%llu requests, %llu execs, %llu exits, %llu swept",
+	    p->count, pids_count(p, PIDS_ALIVE), pids_count(p, PIDS_DEAD),
+	    profiled, (unsigned long long)p->requests,
+	    (unsigned long long)p->execs, (unsigned long long)p->exits,
+	    (unsigned long long)p->swept);
 }

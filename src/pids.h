@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bpf/profile.h"
 
@@ -23,6 +24,8 @@ struct pids_proc {
 	enum pids_state		 state;
 	int			 type;		/* enum profile_pid_type */
 	char			 comm[PROFILE_COMM_LEN];
+	int			 kthread;
+	uint64_t		 round;		/* evaluated in, 0 never */
 	char			*service;	/* service_name label */
 	struct resolve_proc	*rp;
 };

@@ -1,4 +1,13 @@
 #ifndef EBPFSPY_PROC_H
 #define EBPFSPY_PROC_H
 
+#include <sys/types.h>
+#include <stddef.h>
+
+/* Small readers of /proc/PID; all input is untrusted and bounded. */
+int	proc_exists(pid_t);
+int	proc_comm(pid_t, char *, size_t);
+int	proc_is_kthread(pid_t);
+ssize_t	proc_read_file(pid_t, const char *, char *, size_t);
+
 #endif

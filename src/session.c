@@ -1,35 +1,480 @@
-/* Placeholder until the BPF session lands. */
+/*
+ * The BPF session: the skeleton of bpf/profile.bpf.c from open to
+ * destroy, the per-CPU perf events that drive on-CPU sampling, the
+ * sched_switch program of off-CPU profiling, and the ring buffer of
+ * process events joined to the loop.  libbpf's -errno returns are turned
+ * into -1 and errno here, where libbpf is called.
+ */
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+
+#include <linux/perf_event.h>
+
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <ev.h>
+
+#include "bpf/profile.skel.h"
+#include "config.h"
+#include "log.h"
 #include "session.h"
 #include "xmalloc.h"
 
-struct session {
-	int	 dummy;
+struct session_cpu {
+	int		 cpu;
+	int		 fd;
+	struct bpf_link	*link;
 };
+
+struct session {
+	struct ev_loop		*loop;
+	struct profile_bpf	*skel;
+	struct ring_buffer	*rb;
+	ev_io			 rb_ev;
+	session_event_cb	 cb;
+	void			*cb_arg;
+
+	int			 use_btf;	/* tp_btf sched_switch loaded */
+	struct session_cpu	*cpus;
+	int			 ncpus;		/* online, perf events */
+	int			 npossible;	/* per-CPU map values */
+	long long		 rate;		/* of the perf events */
+	struct bpf_link		*offcpu_link;
+	struct bpf_link		*exec_link;
+	struct bpf_link		*exit_link;
+};
+
+static int
+session_libbpf_print(enum libbpf_print_level level, const char *fmt,
+    va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_getverbose() < 2)
+		return 0;
+	if (level != LIBBPF_WARN && log_getverbose() < 1)
+		return 0;
+	vlog(level == LIBBPF_WARN ? 4 : 7, fmt, ap);
+	return 0;
+}
+
+/* Parse /sys/devices/system/cpu/online ("0-3,5,7-8"). */
+static int *
+session_online_cpus(int *n)
+{
+	FILE	*f;
+	char	 buf[4096], *p, *end;
+	int	*cpus = NULL, a, b, i;
+
+	*n = 0;
+	if ((f = fopen("/sys/devices/system/cpu/online", "re")) == NULL) {
+		log_warn("open /sys/devices/system/cpu/online");
+		return NULL;
+	}
+	if (fgets(buf, sizeof(buf), f) == NULL) {
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	for (p = buf; *p != '\0' && *p != '\n';) {
+		a = strtol(p, &end, 10);
+		if (end == p || a < 0 || a > 65535)
+			break;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b > 65535)
+				break;
+		}
+		for (i = a; i <= b; i++) {
+			cpus = xreallocarray(cpus, *n + 1, sizeof(*cpus));
+			cpus[(*n)++] = i;
+		}
+		p = end;
+		if (*p == ',')
+			p++;
+	}
+	return cpus;
+}
+
+static void
+session_cpus_close(struct session_cpu *cpus, int n)
+{
+	int	 i;
+
+	if (cpus == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		bpf_link__destroy(cpus[i].link);
+		if (cpus[i].fd != -1)
+			close(cpus[i].fd);
+	}
+	free(cpus);
+}
+
+/* One software cpu-clock event per online CPU, in frequency mode. */
+static struct session_cpu *
+session_cpus_open(struct session *s, long long rate, int *n)
+{
+	struct perf_event_attr	 attr;
+	struct session_cpu	*cpus;
+	int			*online, nonline, i, fd;
+	long			 err;
+
+	if ((online = session_online_cpus(&nonline)) == NULL || nonline == 0) {
+		free(online);
+		log_warnx("no online CPUs found");
+		return NULL;
+	}
+	cpus = xcalloc(nonline, sizeof(*cpus));
+	for (i = 0; i < nonline; i++)
+		cpus[i].fd = -1;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.freq = 1;
+	attr.sample_freq = rate;
+	for (i = 0; i < nonline; i++) {
+		cpus[i].cpu = online[i];
+		fd = syscall(__NR_perf_event_open, &attr, -1, online[i], -1,
+		    PERF_FLAG_FD_CLOEXEC);
+		if (fd == -1) {
+			log_warn("perf_event_open cpu %d", online[i]);
+			goto fail;
+		}
+		cpus[i].fd = fd;
+		cpus[i].link = bpf_program__attach_perf_event(
+		    s->skel->progs.on_cpu_sample, fd);
+		if ((err = libbpf_get_error(cpus[i].link)) != 0) {
+			cpus[i].link = NULL;
+			errno = -err;
+			log_warn("attach on-CPU sampling to cpu %d", online[i]);
+			goto fail;
+		}
+	}
+	free(online);
+	*n = nonline;
+	return cpus;
+
+fail:
+	session_cpus_close(cpus, nonline);
+	free(online);
+	return NULL;
+}
+
+static int
+session_offcpu_attach(struct session *s)
+{
+	struct bpf_program	*prog;
+	long			 err;
+
+	if (s->offcpu_link != NULL)
+		return 0;
+	prog = s->use_btf ? s->skel->progs.offcpu_switch_btf :
+	    s->skel->progs.offcpu_switch_raw;
+	s->offcpu_link = bpf_program__attach(prog);
+	if ((err = libbpf_get_error(s->offcpu_link)) != 0) {
+		s->offcpu_link = NULL;
+		errno = -err;
+		log_warn("attach off-CPU sched_switch program");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+session_offcpu_detach(struct session *s)
+{
+	bpf_link__destroy(s->offcpu_link);
+	s->offcpu_link = NULL;
+}
+
+/* The knobs BPF reads on every event. */
+static void
+session_set_knobs(struct session *s, const struct config *conf)
+{
+	s->skel->bss->collect_kthreads = conf->collect_kthreads;
+	s->skel->bss->collect_idle = conf->collect_idle;
+	s->skel->data->offcpu_states = conf->offcpu_states;
+	s->skel->data->offcpu_min_ns = conf->offcpu_min_block_us * 1000ULL;
+	s->skel->bss->offcpu_max_ns = conf->offcpu_max_block_us * 1000ULL;
+}
+
+static void
+session_rb_cb(EV_P_ ev_io *w, int revents)
+{
+	struct session	*s = w->data;
+
+	session_drain_events(s);
+}
+
+static int
+session_rb_sample(void *ctx, void *data, size_t len)
+{
+	struct session	*s = ctx;
+
+	if (len < sizeof(struct profile_event))
+		return 0;
+	s->cb(data, s->cb_arg);
+	return 0;
+}
+
+void
+session_drain_events(struct session *s)
+{
+	int	 n;
+
+	if ((n = ring_buffer__consume(s->rb)) < 0) {
+		errno = -n;
+		log_warn("ring buffer");
+	}
+}
+
+static struct profile_bpf *
+session_load(const struct config *conf, int use_btf)
+{
+	struct profile_bpf	*skel;
+	long			 rb;
+	int			 err;
+
+	if ((skel = profile_bpf__open()) == NULL) {
+		log_warn("open BPF skeleton");
+		return NULL;
+	}
+	bpf_map__set_max_entries(skel->maps.pid_config, conf->pid_map_entries);
+	bpf_map__set_max_entries(skel->maps.counts, conf->counts_map_entries);
+	bpf_map__set_max_entries(skel->maps.stacks, conf->stack_map_entries);
+	bpf_map__set_max_entries(skel->maps.offcpu_start,
+	    conf->offcpu_map_entries);
+	/* A ring buffer is a power-of-two number of pages. */
+	for (rb = 4096; rb < conf->ringbuf_kb * 1024; rb <<= 1)
+		;
+	bpf_map__set_max_entries(skel->maps.events, rb);
+	bpf_program__set_autoload(skel->progs.offcpu_switch_btf, use_btf);
+	bpf_program__set_autoload(skel->progs.offcpu_switch_raw, !use_btf);
+	if ((err = profile_bpf__load(skel)) != 0) {
+		errno = -err;
+		profile_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
 
 struct session *
 session_open(struct ev_loop *loop, const struct config *conf,
     session_event_cb cb, void *arg)
 {
-	return xcalloc(1, sizeof(struct session));
+	struct session	*s;
+	long		 err;
+	int		 n;
+
+	libbpf_set_print(session_libbpf_print);
+	s = xcalloc(1, sizeof(*s));
+	s->loop = loop;
+	s->cb = cb;
+	s->cb_arg = arg;
+
+	/* tp_btf where the kernel has BTF, else a raw tracepoint. */
+	s->use_btf = 1;
+	if ((s->skel = session_load(conf, 1)) == NULL) {
+		log_debug("tp_btf sched_switch did not load, trying raw_tp");
+		s->use_btf = 0;
+		if ((s->skel = session_load(conf, 0)) == NULL) {
+			log_warn("load BPF programs");
+			goto fail;
+		}
+	}
+	session_set_knobs(s, conf);
+	if ((n = libbpf_num_possible_cpus()) <= 0) {
+		log_warnx("cannot count possible CPUs");
+		goto fail;
+	}
+	s->npossible = n;
+
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events),
+	    session_rb_sample, s, NULL);
+	if ((err = libbpf_get_error(s->rb)) != 0) {
+		s->rb = NULL;
+		errno = -err;
+		log_warn("ring buffer");
+		goto fail;
+	}
+	ev_io_init(&s->rb_ev, session_rb_cb, ring_buffer__epoll_fd(s->rb),
+	    EV_READ);
+	s->rb_ev.data = s;
+	ev_io_start(loop, &s->rb_ev);
+
+	s->exec_link = bpf_program__attach(s->skel->progs.on_exec);
+	if ((err = libbpf_get_error(s->exec_link)) != 0) {
+		s->exec_link = NULL;
+		errno = -err;
+		log_warn("attach sched_process_exec");
+		goto fail;
+	}
+	s->exit_link = bpf_program__attach(s->skel->progs.on_exit);
+	if ((err = libbpf_get_error(s->exit_link)) != 0) {
+		s->exit_link = NULL;
+		errno = -err;
+		log_warn("attach sched_process_exit");
+		goto fail;
+	}
+	if (session_apply(s, conf) == -1)
+		goto fail;
+	return s;
+
+fail:
+	session_close(s);
+	return NULL;
 }
 
 void
 session_close(struct session *s)
 {
+	if (s == NULL)
+		return;
+	session_cpus_close(s->cpus, s->ncpus);
+	session_offcpu_detach(s);
+	bpf_link__destroy(s->exec_link);
+	bpf_link__destroy(s->exit_link);
+	if (s->rb != NULL) {
+		ev_io_stop(s->loop, &s->rb_ev);
+		ring_buffer__free(s->rb);
+	}
+	profile_bpf__destroy(s->skel);
 	free(s);
 }
 
+/*
+ * Apply the live keys.  A new sample rate opens the new perf events
+ * before the old ones are closed, so sampling never stops; data already
+ * counted stays in the maps either way.
+ */
 int
 session_apply(struct session *s, const struct config *conf)
 {
+	struct session_cpu	*cpus;
+	int			 n;
+
+	session_set_knobs(s, conf);
+	if (conf->cpu && (s->cpus == NULL || s->rate != conf->sample_rate)) {
+		if ((cpus = session_cpus_open(s, conf->sample_rate, &n)) ==
+		    NULL)
+			return -1;
+		session_cpus_close(s->cpus, s->ncpus);
+		s->cpus = cpus;
+		s->ncpus = n;
+		s->rate = conf->sample_rate;
+	} else if (!conf->cpu && s->cpus != NULL) {
+		session_cpus_close(s->cpus, s->ncpus);
+		s->cpus = NULL;
+		s->ncpus = 0;
+	}
+	if (conf->offcpu) {
+		if (session_offcpu_attach(s) == -1)
+			return -1;
+	} else
+		session_offcpu_detach(s);
 	return 0;
+}
+
+int
+session_pid_set(struct session *s, pid_t pid,
+    const struct profile_pid_config *cfg)
+{
+	__u32	 key = pid;
+
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pid_config), &key,
+	    cfg, BPF_ANY) != 0)
+		return -1;
+	return 0;
+}
+
+int
+session_pid_delete(struct session *s, pid_t pid)
+{
+	__u32	 key = pid;
+
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.pid_config),
+	    &key) != 0)
+		return -1;
+	return 0;
+}
+
+int
+session_pid_get(struct session *s, pid_t pid, struct profile_pid_config *cfg)
+{
+	__u32	 key = pid;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pid_config), &key,
+	    cfg) != 0)
+		return -1;
+	return 0;
+}
+
+int
+session_counts_fd(struct session *s)
+{
+	return bpf_map__fd(s->skel->maps.counts);
+}
+
+int
+session_stacks_fd(struct session *s)
+{
+	return bpf_map__fd(s->skel->maps.stacks);
+}
+
+int
+session_pid_fd(struct session *s)
+{
+	return bpf_map__fd(s->skel->maps.pid_config);
+}
+
+int
+session_offcpu_fd(struct session *s)
+{
+	return bpf_map__fd(s->skel->maps.offcpu_start);
 }
 
 void
 session_stats(struct session *s, uint64_t *stats)
 {
+	uint64_t	*v;
+	__u32		 i;
+	int		 c, fd;
+
 	memset(stats, 0, PROFILE_STAT_MAX * sizeof(*stats));
+	fd = bpf_map__fd(s->skel->maps.stats);
+	v = xcalloc(s->npossible, sizeof(*v));
+	for (i = 0; i < PROFILE_STAT_MAX; i++) {
+		if (bpf_map_lookup_elem(fd, &i, v) != 0)
+			continue;
+		for (c = 0; c < s->npossible; c++)
+			stats[i] += v[c];
+	}
+	free(v);
+}
+
+int
+session_ncpus(struct session *s)
+{
+	return s->ncpus;
+}
+
+int
+session_cpu_attached(struct session *s)
+{
+	return s->cpus != NULL;
+}
+
+int
+session_offcpu_attached(struct session *s)
+{
+	return s->offcpu_link != NULL;
 }

@@ -1,4 +1,26 @@
 #ifndef EBPFSPY_STACKS_H
 #define EBPFSPY_STACKS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+struct session;
+struct stacks;
+
+struct stacks_stats {
+	size_t		entries;
+	uint64_t	hits, misses, lost;
+	uint64_t	deleted, swept;
+};
+
+struct stacks	*stacks_create(struct session *);
+void		 stacks_free(struct stacks *);
+/*
+ * The frames of a stack id (leaf first) and their number; NULL with
+ * *n = 0 when the id is not known.  Valid until stacks_round_end().
+ */
+const uint64_t	*stacks_get(struct stacks *, uint64_t, size_t *);
+void		 stacks_round_end(struct stacks *);
+void		 stacks_stats(struct stacks *, struct stacks_stats *);
+
 #endif
