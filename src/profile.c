@@ -1,1 +1,491 @@
+/*
+ * The in-memory profile of one target and type for one round.  A round
+ * can bring tens of thousands of distinct stacks, so both frame names
+ * and stacks are interned in open-addressing hash tables: adding a
+ * sample costs one lookup per frame and one per stack, and allocates
+ * only when it brings a name or a stack not seen before.  Names live in
+ * a chunked arena and stacks in one array of string ids, so freeing a
+ * profile is a handful of free() calls whatever its size.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
 #include "profile.h"
+#include "xmalloc.h"
+
+#define PROFILE_CHUNK		(64 * 1024)	/* arena chunk for names */
+#define PROFILE_TAB_MIN		64		/* first hash table size */
+
+struct profile_stack {
+	size_t		 off;		/* into frames */
+	size_t		 n;
+	uint64_t	 value;
+	uint64_t	 hash;
+};
+
+struct profile_label {
+	char		*name;
+	char		*value;
+};
+
+struct profile {
+	enum profile_type	 type;
+	uint64_t		 period_ns;
+	int64_t			 time_ns;
+	int64_t			 duration_ns;
+	uint64_t		 total;
+
+	/* Interned names: id -> string; strtab holds id + 1, 0 is empty. */
+	const char		**strs;
+	uint64_t		*strhash;
+	size_t			 nstrs, strcap;
+	uint32_t		*strtab;
+	size_t			 strtabsz;	/* a power of two */
+
+	/* Arena the names live in. */
+	char			**chunks;
+	size_t			 nchunks;
+	size_t			 chunkused;	/* in chunks[nchunks - 1] */
+
+	/* Distinct stacks; stacktab holds index + 1, 0 is empty. */
+	struct profile_stack	*stacks;
+	size_t			 nstacks, stackcap;
+	uint32_t		*stacktab;
+	size_t			 stacktabsz;
+	uint32_t		*frames;
+	size_t			 nframes, framecap;
+
+	/* profile_add() translates names to ids here, reused. */
+	uint32_t		*scratch;
+	size_t			 scratchcap;
+
+	struct profile_label	*labels;
+	size_t			 nlabels;
+};
+
+static uint64_t	 profile_hash_mix(uint64_t);
+static uint64_t	 profile_hash_str(const char *, size_t);
+static uint64_t	 profile_hash_ids(const uint32_t *, size_t);
+static char	*profile_arena_dup(struct profile *, const char *, size_t);
+static int	 profile_strtab_find(const struct profile *, const char *,
+		    uint64_t, size_t *);
+static uint32_t	 profile_intern(struct profile *, const char *);
+static void	 profile_strtab_grow(struct profile *);
+static void	 profile_stacktab_grow(struct profile *);
+
+/* The finalizer of MurmurHash3: every input bit reaches the low bits. */
+static uint64_t
+profile_hash_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
+/*
+ * Names are hashed eight bytes at a time: C++ and Rust names run to
+ * hundreds of bytes and a round hashes hundreds of thousands of frames.
+ */
+static uint64_t
+profile_hash_str(const char *s, size_t len)
+{
+	uint64_t	 h = len, w;
+
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 32;
+	}
+	/* Shifts, not memcpy(): a partial store cannot be forwarded. */
+	for (w = 0; len > 0; len--)
+		w = w << 8 | (unsigned char)s[len - 1];
+	return profile_hash_mix(h ^ w);
+}
+
+static uint64_t
+profile_hash_ids(const uint32_t *ids, size_t n)
+{
+	uint64_t	 h = n;
+	size_t		 i;
+
+	for (i = 0; i < n; i++) {
+		h = (h ^ ids[i]) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 32;
+	}
+	return profile_hash_mix(h);
+}
+
+struct profile *
+profile_create(enum profile_type type, uint64_t period_ns, int64_t time_ns,
+    int64_t duration_ns)
+{
+	struct profile	*p;
+
+	p = xcalloc(1, sizeof(*p));
+	p->type = type;
+	p->period_ns = period_ns;
+	p->time_ns = time_ns;
+	p->duration_ns = duration_ns;
+
+	p->strtabsz = PROFILE_TAB_MIN;
+	p->strtab = xcalloc(p->strtabsz, sizeof(*p->strtab));
+	p->stacktabsz = PROFILE_TAB_MIN;
+	p->stacktab = xcalloc(p->stacktabsz, sizeof(*p->stacktab));
+
+	/* pprof wants "" first in its string table; so do we. */
+	profile_intern(p, "");
+	return p;
+}
+
+void
+profile_free(struct profile *p)
+{
+	size_t	 i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->nchunks; i++)
+		free(p->chunks[i]);
+	free(p->chunks);
+	free(p->strs);
+	free(p->strhash);
+	free(p->strtab);
+	free(p->stacks);
+	free(p->stacktab);
+	free(p->frames);
+	free(p->scratch);
+	for (i = 0; i < p->nlabels; i++) {
+		free(p->labels[i].name);
+		free(p->labels[i].value);
+	}
+	free(p->labels);
+	free(p);
+}
+
+enum profile_type
+profile_type(const struct profile *p)
+{
+	return p->type;
+}
+
+const char *
+profile_type_name(enum profile_type type)
+{
+	switch (type) {
+	case PROFILE_TYPE_CPU:
+		return "cpu";
+	case PROFILE_TYPE_OFFCPU:
+		return "offcpu";
+	}
+	return "unknown";
+}
+
+/*
+ * Copy a name into the arena.  Names longer than a quarter chunk get a
+ * chunk of their own so that a few long C++ names do not waste most of
+ * the arena.
+ */
+static char *
+profile_arena_dup(struct profile *p, const char *s, size_t len)
+{
+	char	*d, *big;
+
+	if (len + 1 > PROFILE_CHUNK / 4) {
+		big = xmalloc(len + 1);
+		p->chunks = xreallocarray(p->chunks, p->nchunks + 1,
+		    sizeof(*p->chunks));
+		/* Keep the current small chunk last: it still has room. */
+		if (p->nchunks > 0) {
+			p->chunks[p->nchunks] = p->chunks[p->nchunks - 1];
+			p->chunks[p->nchunks - 1] = big;
+		} else {
+			p->chunks[0] = big;
+			p->chunkused = PROFILE_CHUNK;
+		}
+		p->nchunks++;
+		d = big;
+	} else {
+		if (p->nchunks == 0 || PROFILE_CHUNK - p->chunkused < len + 1) {
+			p->chunks = xreallocarray(p->chunks, p->nchunks + 1,
+			    sizeof(*p->chunks));
+			p->chunks[p->nchunks++] = xmalloc(PROFILE_CHUNK);
+			p->chunkused = 0;
+		}
+		d = p->chunks[p->nchunks - 1] + p->chunkused;
+		p->chunkused += len + 1;
+	}
+	memcpy(d, s, len);
+	d[len] = '\0';
+	return d;
+}
+
+static void
+profile_strtab_grow(struct profile *p)
+{
+	size_t	 sz = p->strtabsz * 2, mask = sz - 1, i, j;
+
+	free(p->strtab);
+	p->strtab = xcalloc(sz, sizeof(*p->strtab));
+	p->strtabsz = sz;
+	for (i = 0; i < p->nstrs; i++) {
+		for (j = p->strhash[i] & mask; p->strtab[j] != 0;
+		    j = (j + 1) & mask)
+			;
+		p->strtab[j] = i + 1;
+	}
+}
+
+/* Look a name up; on a miss *slot is the free slot it would go in. */
+static int
+profile_strtab_find(const struct profile *p, const char *s, uint64_t h,
+    size_t *slot)
+{
+	size_t		 mask = p->strtabsz - 1, j;
+	uint32_t	 id;
+
+	for (j = h & mask; p->strtab[j] != 0; j = (j + 1) & mask) {
+		id = p->strtab[j] - 1;
+		if (p->strhash[id] == h && strcmp(p->strs[id], s) == 0) {
+			*slot = j;
+			return 1;
+		}
+	}
+	*slot = j;
+	return 0;
+}
+
+static uint32_t
+profile_intern(struct profile *p, const char *s)
+{
+	size_t		 len = strlen(s), j;
+	uint64_t	 h = profile_hash_str(s, len);
+
+	if (profile_strtab_find(p, s, h, &j))
+		return p->strtab[j] - 1;
+
+	if (p->nstrs >= UINT32_MAX - 1)
+		fatalx("profile: too many names");
+	if (p->nstrs == p->strcap) {
+		p->strcap = p->strcap ? p->strcap * 2 : PROFILE_TAB_MIN;
+		p->strs = xreallocarray(p->strs, p->strcap, sizeof(*p->strs));
+		p->strhash = xreallocarray(p->strhash, p->strcap,
+		    sizeof(*p->strhash));
+	}
+	p->strs[p->nstrs] = profile_arena_dup(p, s, len);
+	p->strhash[p->nstrs] = h;
+	p->strtab[j] = p->nstrs + 1;
+	p->nstrs++;
+	/* Keep the load at most one half: probes stay short. */
+	if (p->nstrs * 2 > p->strtabsz)
+		profile_strtab_grow(p);
+	return p->nstrs - 1;
+}
+
+static void
+profile_stacktab_grow(struct profile *p)
+{
+	size_t	 sz = p->stacktabsz * 2, mask = sz - 1, i, j;
+
+	free(p->stacktab);
+	p->stacktab = xcalloc(sz, sizeof(*p->stacktab));
+	p->stacktabsz = sz;
+	for (i = 0; i < p->nstacks; i++) {
+		for (j = p->stacks[i].hash & mask; p->stacktab[j] != 0;
+		    j = (j + 1) & mask)
+			;
+		p->stacktab[j] = i + 1;
+	}
+}
+
+/*
+ * An empty stack carries no information a profile viewer can show, so
+ * it is not recorded: the caller names at least the process.
+ */
+void
+profile_add(struct profile *p, const char *const *frames, size_t n,
+    uint64_t value)
+{
+	struct profile_stack	*st;
+	size_t			 i, j, mask;
+	uint64_t		 h;
+
+	if (n == 0)
+		return;
+	if (n > p->scratchcap) {
+		p->scratchcap = n < 128 ? 128 : n;
+		p->scratch = xreallocarray(p->scratch, p->scratchcap,
+		    sizeof(*p->scratch));
+	}
+	for (i = 0; i < n; i++)
+		p->scratch[i] = profile_intern(p, frames[i] != NULL ?
+		    frames[i] : "");
+	h = profile_hash_ids(p->scratch, n);
+	p->total += value;
+
+	mask = p->stacktabsz - 1;
+	for (j = h & mask; p->stacktab[j] != 0; j = (j + 1) & mask) {
+		st = &p->stacks[p->stacktab[j] - 1];
+		if (st->hash == h && st->n == n && memcmp(p->frames + st->off,
+		    p->scratch, n * sizeof(*p->scratch)) == 0) {
+			st->value += value;
+			return;
+		}
+	}
+
+	if (p->nstacks >= UINT32_MAX - 1)
+		fatalx("profile: too many stacks");
+	if (p->nframes + n > p->framecap) {
+		while (p->nframes + n > p->framecap)
+			p->framecap = p->framecap ? p->framecap * 2 : 4096;
+		p->frames = xreallocarray(p->frames, p->framecap,
+		    sizeof(*p->frames));
+	}
+	if (p->nstacks == p->stackcap) {
+		p->stackcap = p->stackcap ? p->stackcap * 2 : PROFILE_TAB_MIN;
+		p->stacks = xreallocarray(p->stacks, p->stackcap,
+		    sizeof(*p->stacks));
+	}
+	memcpy(p->frames + p->nframes, p->scratch, n * sizeof(*p->scratch));
+	st = &p->stacks[p->nstacks];
+	st->off = p->nframes;
+	st->n = n;
+	st->value = value;
+	st->hash = h;
+	p->nframes += n;
+	p->stacktab[j] = p->nstacks + 1;
+	p->nstacks++;
+	if (p->nstacks * 2 > p->stacktabsz)
+		profile_stacktab_grow(p);
+}
+
+uint64_t
+profile_total(const struct profile *p)
+{
+	return p->total;
+}
+
+size_t
+profile_nstacks(const struct profile *p)
+{
+	return p->nstacks;
+}
+
+uint64_t
+profile_period(const struct profile *p)
+{
+	return p->period_ns;
+}
+
+int64_t
+profile_time(const struct profile *p)
+{
+	return p->time_ns;
+}
+
+int64_t
+profile_duration(const struct profile *p)
+{
+	return p->duration_ns;
+}
+
+size_t
+profile_nstrings(const struct profile *p)
+{
+	return p->nstrs;
+}
+
+const char *
+profile_string(const struct profile *p, uint32_t id)
+{
+	if (id >= p->nstrs)
+		return NULL;
+	return p->strs[id];
+}
+
+/* The id of a name already interned: 0, or -1 when there is none. */
+int
+profile_string_find(const struct profile *p, const char *s, uint32_t *id)
+{
+	size_t		 len = strlen(s), j;
+
+	if (!profile_strtab_find(p, s, profile_hash_str(s, len), &j))
+		return -1;
+	*id = p->strtab[j] - 1;
+	return 0;
+}
+
+/* Stack i: its frames as string ids, root first; NULL past the end. */
+const uint32_t *
+profile_stack(const struct profile *p, size_t i, size_t *n, uint64_t *value)
+{
+	if (i >= p->nstacks)
+		return NULL;
+	*n = p->stacks[i].n;
+	if (value != NULL)
+		*value = p->stacks[i].value;
+	return p->frames + p->stacks[i].off;
+}
+
+/* Set a label, replacing its value; a NULL value removes it. */
+void
+profile_label_set(struct profile *p, const char *name, const char *value)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->nlabels; i++)
+		if (strcmp(p->labels[i].name, name) == 0)
+			break;
+	if (i < p->nlabels) {
+		free(p->labels[i].value);
+		if (value != NULL) {
+			p->labels[i].value = xstrdup(value);
+			return;
+		}
+		free(p->labels[i].name);
+		/* Keep the order the labels were set in. */
+		memmove(&p->labels[i], &p->labels[i + 1],
+		    (p->nlabels - i - 1) * sizeof(*p->labels));
+		p->nlabels--;
+		return;
+	}
+	if (value == NULL)
+		return;
+	p->labels = xreallocarray(p->labels, p->nlabels + 1,
+	    sizeof(*p->labels));
+	p->labels[p->nlabels].name = xstrdup(name);
+	p->labels[p->nlabels].value = xstrdup(value);
+	p->nlabels++;
+}
+
+const char *
+profile_label_get(const struct profile *p, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->nlabels; i++)
+		if (strcmp(p->labels[i].name, name) == 0)
+			return p->labels[i].value;
+	return NULL;
+}
+
+size_t
+profile_nlabels(const struct profile *p)
+{
+	return p->nlabels;
+}
+
+const char *
+profile_label_name(const struct profile *p, size_t i)
+{
+	return i < p->nlabels ? p->labels[i].name : NULL;
+}
+
+const char *
+profile_label_value(const struct profile *p, size_t i)
+{
+	return i < p->nlabels ? p->labels[i].value : NULL;
+}

@@ -28,10 +28,31 @@ void		 profile_label_set(struct profile *, const char *,
 		    const char *);
 const char	*profile_label_get(const struct profile *, const char *);
 
-/* Add value to the stack frames[0] (root) .. frames[n - 1] (leaf). */
+/*
+ * Add value to the stack frames[0] (root) .. frames[n - 1] (leaf).  The
+ * names are copied.  An empty stack (n == 0) is ignored.
+ */
 void		 profile_add(struct profile *, const char *const *, size_t,
 		    uint64_t);
 uint64_t	 profile_total(const struct profile *);
 size_t		 profile_nstacks(const struct profile *);
+
+/*
+ * Reading a profile back, for the writers.  String id 0 is always "";
+ * ids below profile_nstrings() are valid.  Stacks are numbered in the
+ * order they were first added; their frames are string ids, root first.
+ */
+uint64_t	 profile_period(const struct profile *);
+int64_t		 profile_time(const struct profile *);
+int64_t		 profile_duration(const struct profile *);
+size_t		 profile_nstrings(const struct profile *);
+const char	*profile_string(const struct profile *, uint32_t);
+int		 profile_string_find(const struct profile *, const char *,
+		    uint32_t *);
+const uint32_t	*profile_stack(const struct profile *, size_t, size_t *,
+		    uint64_t *);
+size_t		 profile_nlabels(const struct profile *);
+const char	*profile_label_name(const struct profile *, size_t);
+const char	*profile_label_value(const struct profile *, size_t);
 
 #endif

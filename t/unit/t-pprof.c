@@ -1,8 +1,777 @@
+/*
+ * pprof encoding: unpacked again with protobuf-c and checked field by
+ * field, then read back by two independent decoders when they are here:
+ * t/helper/pprof_decode.py and go tool pprof.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "pprof.h"
+#include "profile.h"
+#include "profile.pb-c.h"
 #include "tap.h"
+
+#define PERIOD		10000000ULL		/* 100 Hz */
+#define T0		1764670500000000000LL	/* 2025-12-02T10:15:00Z */
+#define DURATION	15000000000LL
+
+typedef Perftools__Profiles__Profile Profile;
+
+static char	 tmpdir[] = "/tmp/t-pprof.XXXXXX";
+
+/* gunzip buf; NULL unless it is one whole gzip stream. */
+static unsigned char *
+gunzip(const unsigned char *buf, size_t len, size_t *outlen)
+{
+	z_stream	 zs;
+	unsigned char	*out = NULL;
+	size_t		 cap = 0;
+	int		 rv;
+
+	memset(&zs, 0, sizeof(zs));
+	/* 15 + 16: gzip only, a zlib or raw stream is an error. */
+	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+		return NULL;
+	zs.next_in = (unsigned char *)buf;
+	zs.avail_in = len;
+	do {
+		cap = cap ? cap * 2 : 4096;
+		out = realloc(out, cap);
+		zs.next_out = out + zs.total_out;
+		zs.avail_out = cap - zs.total_out;
+		rv = inflate(&zs, Z_NO_FLUSH);
+	} while (rv == Z_OK || (rv == Z_BUF_ERROR && zs.avail_out == 0));
+	*outlen = zs.total_out;
+	if (rv != Z_STREAM_END || zs.avail_in != 0) {
+		free(out);
+		out = NULL;
+	}
+	inflateEnd(&zs);
+	return out;
+}
+
+static Profile *
+encode_unpack(const struct profile *p, unsigned char **gz, size_t *gzlen)
+{
+	unsigned char	*raw;
+	size_t		 rawlen;
+	Profile		*pb;
+
+	if (pprof_encode(p, gz, gzlen) == -1)
+		return NULL;
+	if ((raw = gunzip(*gz, *gzlen, &rawlen)) == NULL)
+		return NULL;
+	pb = perftools__profiles__profile__unpack(NULL, rawlen, raw);
+	free(raw);
+	return pb;
+}
+
+static const char *
+str(const Profile *pb, int64_t i)
+{
+	if (i < 0 || (size_t)i >= pb->n_string_table)
+		return NULL;
+	return pb->string_table[i];
+}
+
+static const Perftools__Profiles__Function *
+find_function(const Profile *pb, uint64_t id)
+{
+	size_t	 i;
+
+	for (i = 0; i < pb->n_function; i++)
+		if (pb->function[i]->id == id)
+			return pb->function[i];
+	return NULL;
+}
+
+static const Perftools__Profiles__Location *
+find_location(const Profile *pb, uint64_t id)
+{
+	size_t	 i;
+
+	for (i = 0; i < pb->n_location; i++)
+		if (pb->location[i]->id == id)
+			return pb->location[i];
+	return NULL;
+}
+
+/*
+ * The stacks of pb folded ("root;...;leaf value\n"), in sample order;
+ * NULL if a reference does not resolve.
+ */
+static char *
+fold(const Profile *pb)
+{
+	const Perftools__Profiles__Location	*loc;
+	const Perftools__Profiles__Function	*fn;
+	FILE					*f;
+	char					*buf = NULL;
+	size_t					 len, i, j, n;
+	int					 bad = 0;
+
+	f = open_memstream(&buf, &len);
+	for (i = 0; i < pb->n_sample; i++) {
+		n = pb->sample[i]->n_location_id;
+		for (j = 0; j < n; j++) {
+			/* location_id[0] is the leaf. */
+			loc = find_location(pb, pb->sample[i]->location_id[
+			    n - 1 - j]);
+			if (loc == NULL || loc->n_line != 1 ||
+			    (fn = find_function(pb,
+			    loc->line[0]->function_id)) == NULL ||
+			    str(pb, fn->name) == NULL) {
+				bad = 1;
+				continue;
+			}
+			fprintf(f, "%s%s", j ? ";" : "", str(pb, fn->name));
+		}
+		fprintf(f, " %" PRId64 "\n", pb->sample[i]->n_value == 1 ?
+		    pb->sample[i]->value[0] : -1);
+	}
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void
+add(struct profile *p, const char *a, const char *b, const char *c,
+    const char *d, uint64_t v)
+{
+	const char	*f[4] = { a, b, c, d };
+	size_t		 n = d ? 4 : c ? 3 : b ? 2 : 1;
+
+	profile_add(p, f, n, v);
+}
+
+static struct profile *
+cpu_profile(void)
+{
+	struct profile	*p;
+
+	p = profile_create(PROFILE_TYPE_CPU, PERIOD, T0, DURATION);
+	profile_label_set(p, "service_name", "web");
+	profile_label_set(p, "env", "prod");
+	add(p, "main", "foo", "bar", NULL, 3);
+	add(p, "main", "foo", NULL, NULL, 2);
+	add(p, "main", "baz qux", "a;b", NULL, 1);
+	add(p, "main", "foo", "bar", NULL, 1);
+	add(p, "main", "main", "[unknown]", NULL, 5);
+	add(p, "bash", "cpu", NULL, NULL, 6);	/* a frame named "cpu" */
+	return p;
+}
+
+/* Stacks of cpu_profile() in the order they were first added. */
+static const char cpu_folded[] =
+    "main;foo;bar 40000000\n"
+    "main;foo 20000000\n"
+    "main;baz qux;a;b 10000000\n"
+    "main;main;[unknown] 50000000\n"
+    "bash;cpu 60000000\n";
+
+/* The same, sorted, cleaned, as pprof_decode.py prints them. */
+static const char cpu_decoded[] =
+    "bash;cpu 60000000\n"
+    "main;baz qux;a:b 10000000\n"
+    "main;foo 20000000\n"
+    "main;foo;bar 40000000\n"
+    "main;main;[unknown] 50000000\n";
+
+static void
+test_cpu(void)
+{
+	struct profile				*p;
+	Profile					*pb;
+	const Perftools__Profiles__Location	*loc;
+	const Perftools__Profiles__Function	*fn;
+	unsigned char				*gz;
+	char					*s;
+	size_t					 gzlen, i;
+	int					 good;
+
+	p = cpu_profile();
+	pb = encode_unpack(p, &gz, &gzlen);
+	ok(pb != NULL, "cpu: encoded, gunzipped, unpacked");
+	if (pb == NULL)
+		return;
+	ok(gzlen > 18 && gz[0] == 0x1f && gz[1] == 0x8b, "gzip magic");
+
+	ok(pb->n_string_table > 0 && strcmp(pb->string_table[0], "") == 0,
+	    "string_table[0] is \"\"");
+	is_int(pb->n_sample_type, 1, "one sample type");
+	is_str(str(pb, pb->sample_type[0]->type), "cpu", "sample type cpu");
+	is_str(str(pb, pb->sample_type[0]->unit), "nanoseconds",
+	    "unit nanoseconds");
+	ok(pb->period_type != NULL, "period type present");
+	is_str(str(pb, pb->period_type->type), "cpu", "period type cpu");
+	is_str(str(pb, pb->period_type->unit), "nanoseconds",
+	    "period unit nanoseconds");
+	is_int(pb->period, PERIOD, "period is the sampling period");
+	is_int(pb->time_nanos, T0, "time_nanos");
+	is_int(pb->duration_nanos, DURATION, "duration_nanos");
+	is_int(pb->n_comment, 2, "two comments");
+	if (pb->n_comment == 2) {
+		is_str(str(pb, pb->comment[0]), "service_name=web",
+		    "comment 0 is a label");
+		is_str(str(pb, pb->comment[1]), "env=prod", "comment 1");
+	}
+
+	/* main foo bar baz_qux a;b [unknown] bash cpu */
+	is_int(pb->n_function, 8, "one function per distinct name");
+	is_int(pb->n_location, 8, "one location per function");
+	good = 1;
+	for (i = 0; i < pb->n_function; i++) {
+		fn = pb->function[i];
+		if (fn->id == 0 || fn->name != fn->system_name ||
+		    str(pb, fn->name) == NULL || fn->name == 0)
+			good = 0;
+		if (find_function(pb, fn->id) != fn)
+			good = 0;	/* duplicate id */
+	}
+	ok(good, "functions: unique nonzero ids, name == system_name");
+	good = 1;
+	for (i = 0; i < pb->n_location; i++) {
+		loc = pb->location[i];
+		if (loc->id == 0 || loc->n_line != 1 ||
+		    find_function(pb, loc->line[0]->function_id) == NULL ||
+		    find_location(pb, loc->id) != loc)
+			good = 0;
+	}
+	ok(good, "locations: unique ids, one line naming a function");
+
+	is_int(pb->n_sample, 5, "one sample per distinct stack");
+	good = 1;
+	for (i = 0; i < pb->n_sample; i++)
+		if (pb->sample[i]->n_value != 1 || pb->sample[i]->n_label != 0)
+			good = 0;
+	ok(good, "one value per sample");
+	s = fold(pb);
+	is_str(s, cpu_folded, "stacks leaf first, values samples * period");
+	free(s);
+
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	free(gz);
+	profile_free(p);
+}
+
+static void
+test_offcpu(void)
+{
+	struct profile	*p;
+	Profile		*pb;
+	unsigned char	*gz;
+	char		*s;
+	size_t		 gzlen;
+
+	p = profile_create(PROFILE_TYPE_OFFCPU, 0, T0, DURATION);
+	add(p, "sleep", "nanosleep", NULL, NULL, 1500000000ULL);
+	add(p, "sleep", "read", NULL, NULL, 7);
+	add(p, "sleep", "nanosleep", NULL, NULL, 25000000000ULL);
+	pb = encode_unpack(p, &gz, &gzlen);
+	ok(pb != NULL, "offcpu: unpacked");
+	if (pb == NULL)
+		return;
+	is_str(str(pb, pb->sample_type[0]->type), "offcpu",
+	    "sample type offcpu");
+	is_str(str(pb, pb->sample_type[0]->unit), "nanoseconds",
+	    "unit nanoseconds");
+	is_str(str(pb, pb->period_type->type), "offcpu", "period type");
+	is_int(pb->period, 1, "no period given: 1");
+	is_int(pb->n_comment, 0, "no labels, no comments");
+	s = fold(pb);
+	is_str(s, "sleep;nanosleep 26500000000\nsleep;read 7\n",
+	    "values are nanoseconds as added");
+	free(s);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	free(gz);
+	profile_free(p);
+
+	p = profile_create(PROFILE_TYPE_OFFCPU, 1000, 0, 0);
+	pb = encode_unpack(p, &gz, &gzlen);
+	ok(pb != NULL, "empty offcpu profile: unpacked");
+	if (pb == NULL)
+		return;
+	is_int(pb->period, 1000, "period given: kept");
+	is_int(pb->n_sample, 0, "no samples");
+	is_int(pb->n_function, 0, "no functions");
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	free(gz);
+	profile_free(p);
+}
+
+static double
+now(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void
+test_big(void)
+{
+	struct profile	*p;
+	Profile		*pb;
+	unsigned char	*gz;
+	char		 names[2000][16];
+	const char	*f[20];
+	double		 t0, t1;
+	int64_t		 total;
+	size_t		 gzlen, i, k;
+
+	for (i = 0; i < 2000; i++)
+		snprintf(names[i], sizeof(names[i]), "fn_%zu", i);
+	p = profile_create(PROFILE_TYPE_CPU, PERIOD, T0, DURATION);
+	for (i = 0; i < 10000; i++) {
+		for (k = 0; k < 18; k++)
+			f[k] = names[(i * 3 + k * 11) % 2000];
+		f[18] = names[i % 2000];
+		f[19] = names[i / 2000];
+		profile_add(p, f, 20, 1 + i % 5);
+	}
+	t0 = now();
+	pb = encode_unpack(p, &gz, &gzlen);
+	t1 = now();
+	ok(pb != NULL, "10,000 stacks: unpacked");
+	if (pb == NULL)
+		return;
+	printf("# encode+decode of 10,000 stacks: %.1f ms, %zu bytes\n",
+	    (t1 - t0) * 1e3, gzlen);
+	is_int(pb->n_sample, 10000, "10,000 samples");
+	is_int(pb->n_function, 2000, "2,000 functions");
+	total = 0;
+	for (i = 0; i < pb->n_sample; i++)
+		total += pb->sample[i]->value[0];
+	is_int(total, (int64_t)profile_total(p) * (int64_t)PERIOD,
+	    "total preserved");
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	free(gz);
+	profile_free(p);
+}
+
+/* Write buf to tmpdir/name; the path, to be freed, or NULL. */
+static char *
+write_file(const char *name, const unsigned char *buf, size_t len)
+{
+	FILE	*f;
+	char	*path;
+
+	if (asprintf(&path, "%s/%s", tmpdir, name) == -1)
+		return NULL;
+	if ((f = fopen(path, "w")) == NULL) {
+		free(path);
+		return NULL;
+	}
+	fwrite(buf, 1, len, f);
+	if (fclose(f) == EOF) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* Run a shell command; its standard output, to be freed. */
+static char *
+run(const char *cmd, int *status)
+{
+	FILE	*p, *out;
+	char	*buf = NULL, chunk[4096];
+	size_t	 len, n;
+
+	out = open_memstream(&buf, &len);
+	if ((p = popen(cmd, "r")) == NULL) {
+		*status = -1;
+		fclose(out);
+		return buf;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
+		fwrite(chunk, 1, n, out);
+	*status = pclose(p);
+	fclose(out);
+	return buf;
+}
+
+static int
+have(const char *prog)
+{
+	char	*cmd;
+	int	 rv;
+
+	if (asprintf(&cmd, "command -v %s >/dev/null 2>&1", prog) == -1)
+		return 0;
+	rv = system(cmd) == 0;
+	free(cmd);
+	return rv;
+}
+
+/* A hand-made protobuf message, for the wire forms protobuf-c avoids. */
+struct wire {
+	unsigned char	 b[1024];
+	size_t		 n;
+};
+
+static void
+wire_varint(struct wire *w, uint64_t v)
+{
+	do {
+		w->b[w->n++] = (v & 0x7f) | (v > 0x7f ? 0x80 : 0);
+		v >>= 7;
+	} while (v != 0);
+}
+
+static void
+wire_int(struct wire *w, int field, uint64_t v)
+{
+	wire_varint(w, (uint64_t)field << 3);
+	wire_varint(w, v);
+}
+
+static void
+wire_bytes(struct wire *w, int field, const void *p, size_t len)
+{
+	wire_varint(w, (uint64_t)field << 3 | 2);
+	wire_varint(w, len);
+	memcpy(w->b + w->n, p, len);
+	w->n += len;
+}
+
+static void
+wire_msg(struct wire *w, int field, const struct wire *m)
+{
+	wire_bytes(w, field, m->b, m->n);
+}
+
+static void
+wire_string(struct wire *w, const char *s)
+{
+	wire_bytes(w, 6, s, strlen(s));
+}
+
+/*
+ * A profile as other encoders may write it: repeated fields not packed,
+ * multi-byte and negative varints, an inlined location, fields the
+ * decoder does not know, no gzip.
+ */
+static void
+test_python_wire(const char *src)
+{
+	struct wire	 pb, m, sub, packed;
+	char		*path, *cmd, *out;
+	int		 st;
+
+	memset(&pb, 0, sizeof(pb));
+	wire_string(&pb, "");
+	wire_string(&pb, "cpu");
+	wire_string(&pb, "nanoseconds");
+	wire_string(&pb, "main");
+	wire_string(&pb, "leaf");
+	wire_string(&pb, "inl");
+	memset(&m, 0, sizeof(m));
+	wire_int(&m, 1, 1);
+	wire_int(&m, 2, 2);
+	wire_msg(&pb, 1, &m);			/* sample_type */
+	wire_msg(&pb, 11, &m);			/* period_type */
+	wire_int(&pb, 9, (uint64_t)-1);		/* time_nanos -1 */
+	/* fixed64 and fixed32 fields of a newer schema: skipped. */
+	wire_varint(&pb, 15 << 3 | 1);
+	memset(pb.b + pb.n, 0xff, 8);
+	pb.n += 8;
+	wire_varint(&pb, 16 << 3 | 5);
+	memset(pb.b + pb.n, 0xff, 4);
+	pb.n += 4;
+
+	/* Functions 1 main, 2 leaf, 3 inl. */
+	memset(&m, 0, sizeof(m));
+	wire_int(&m, 1, 1);
+	wire_int(&m, 2, 3);
+	wire_msg(&pb, 5, &m);
+	memset(&m, 0, sizeof(m));
+	wire_int(&m, 1, 2);
+	wire_int(&m, 2, 4);
+	wire_msg(&pb, 5, &m);
+	memset(&m, 0, sizeof(m));
+	wire_int(&m, 1, 3);
+	wire_int(&m, 2, 5);
+	wire_msg(&pb, 5, &m);
+
+	/* Location 10: main; 1 << 40: leaf; 30: inl inlined into leaf. */
+	memset(&m, 0, sizeof(m));
+	wire_int(&m, 1, 10);
+	memset(&sub, 0, sizeof(sub));
+	wire_int(&sub, 1, 1);
+	wire_msg(&m, 4, &sub);
+	wire_msg(&pb, 4, &m);
+	memset(&m, 0, sizeof(m));
+	wire_int(&m, 1, 1ULL << 40);
+	memset(&sub, 0, sizeof(sub));
+	wire_int(&sub, 1, 2);
+	wire_msg(&m, 4, &sub);
+	wire_msg(&pb, 4, &m);
+	memset(&m, 0, sizeof(m));
+	wire_int(&m, 1, 30);
+	memset(&sub, 0, sizeof(sub));
+	wire_int(&sub, 1, 3);
+	wire_msg(&m, 4, &sub);
+	memset(&sub, 0, sizeof(sub));
+	wire_int(&sub, 1, 2);
+	wire_msg(&m, 4, &sub);
+	wire_msg(&pb, 4, &m);
+
+	/* Sample main;leaf 5, location ids and value unpacked. */
+	memset(&m, 0, sizeof(m));
+	wire_int(&m, 1, 1ULL << 40);
+	wire_int(&m, 1, 10);
+	wire_int(&m, 2, 5);
+	wire_msg(&pb, 2, &m);
+	/* The same stack again, packed, value 300. */
+	memset(&m, 0, sizeof(m));
+	memset(&packed, 0, sizeof(packed));
+	wire_varint(&packed, 1ULL << 40);
+	wire_varint(&packed, 10);
+	wire_bytes(&m, 1, packed.b, packed.n);
+	memset(&packed, 0, sizeof(packed));
+	wire_varint(&packed, 300);
+	wire_bytes(&m, 2, packed.b, packed.n);
+	wire_msg(&pb, 2, &m);
+	/* main;leaf;inl 7. */
+	memset(&m, 0, sizeof(m));
+	wire_int(&m, 1, 30);
+	wire_int(&m, 1, 10);
+	wire_int(&m, 2, 7);
+	wire_msg(&pb, 2, &m);
+
+	if ((path = write_file("wire.pb", pb.b, pb.n)) == NULL) {
+		ok(0, "write wire.pb");
+		return;
+	}
+	if (asprintf(&cmd, "python3 '%s/t/helper/pprof_decode.py' '%s'",
+	    src, path) == -1)
+		abort();
+	out = run(cmd, &st);
+	is_str(out, "main;leaf 305\nmain;leaf;inl 7\n",
+	    "pprof_decode.py: unpacked, packed, inlined, not gzipped");
+	free(out);
+	free(cmd);
+	if (asprintf(&cmd, "python3 '%s/t/helper/pprof_decode.py' --summary "
+	    "'%s'", src, path) == -1)
+		abort();
+	out = run(cmd, &st);
+	ok(out != NULL && strstr(out, "\ntotal: 312\n") != NULL &&
+	    strstr(out, "\ntime_nanos: -1\n") != NULL &&
+	    strstr(out, "samples: 3\n") != NULL,
+	    "pprof_decode.py --summary: total, negative int64");
+	free(out);
+	free(cmd);
+	free(path);
+}
+
+static void
+test_python(void)
+{
+	struct profile	*p;
+	unsigned char	*gz;
+	const char	*src;
+	char		*path, *cmd, *out;
+	size_t		 gzlen;
+	int		 st;
+
+	src = getenv("EBPFSPY_SOURCE_DIR");
+	if (!have("python3") || src == NULL) {
+		printf("ok %d # SKIP %s\n", ++tap_n, src == NULL ?
+		    "EBPFSPY_SOURCE_DIR not set" : "python3 not found");
+		return;
+	}
+	p = cpu_profile();
+	if (pprof_encode(p, &gz, &gzlen) == -1 ||
+	    (path = write_file("cpu.pb.gz", gz, gzlen)) == NULL) {
+		ok(0, "python: write the profile");
+		profile_free(p);
+		return;
+	}
+
+	if (asprintf(&cmd, "python3 '%s/t/helper/pprof_decode.py' '%s'",
+	    src, path) == -1)
+		abort();
+	out = run(cmd, &st);
+	is_int(st, 0, "pprof_decode.py exits 0");
+	is_str(out, cpu_decoded, "pprof_decode.py: the same stacks");
+	free(out);
+	free(cmd);
+
+	if (asprintf(&cmd, "python3 '%s/t/helper/pprof_decode.py' --summary "
+	    "'%s'", src, path) == -1)
+		abort();
+	out = run(cmd, &st);
+	is_str(out,
+	    "sample_types: cpu/nanoseconds\n"
+	    "period_type: cpu/nanoseconds\n"
+	    "period: 10000000\n"
+	    "samples: 5\n"
+	    "total: 180000000\n"
+	    "time_nanos: 1764670500000000000\n"
+	    "duration_nanos: 15000000000\n"
+	    "comment: service_name=web\n"
+	    "comment: env=prod\n",
+	    "pprof_decode.py --summary");
+	free(out);
+	free(cmd);
+
+	/* A truncated file is an error, not a traceback or a result. */
+	free(path);
+	path = write_file("short.pb.gz", gz, gzlen / 2);
+	if (asprintf(&cmd, "python3 '%s/t/helper/pprof_decode.py' '%s' "
+	    "2>/dev/null", src, path) == -1)
+		abort();
+	out = run(cmd, &st);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 1, "truncated file: exit 1");
+	is_str(out, "", "truncated file: no output");
+	free(out);
+	free(cmd);
+	free(path);
+	free(gz);
+	profile_free(p);
+
+	test_python_wire(src);
+}
+
+/*
+ * go tool pprof -raw prints "Samples:" then "value: loc loc ..." lines
+ * (leaf first) and "Locations" with "id: 0xaddr M=n name file:line
+ * s=n" lines.  Rebuild the stacks from them.
+ */
+static char *
+go_fold(char *text, int64_t *total)
+{
+	FILE	*f;
+	char	*buf = NULL, *line, *save, *p, *q, *names[64];
+	char	*samples[32];
+	size_t	 len, nsamples = 0, i, n;
+	long	 id, ids[64];
+	int64_t	 v;
+	int	 section = 0;
+
+	memset(names, 0, sizeof(names));
+	*total = 0;
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (strcmp(line, "Samples:") == 0)
+			section = 1;
+		else if (strcmp(line, "Locations") == 0)
+			section = 2;
+		else if (strcmp(line, "Mappings") == 0)
+			section = 3;
+		else if (section == 1 && strchr(line, ':') != NULL &&
+		    nsamples < 32)
+			samples[nsamples++] = line;
+		else if (section == 2) {
+			id = strtol(line, &p, 10);
+			if (id <= 0 || id >= 64 || *p != ':' ||
+			    (p = strstr(p, " M=")) == NULL ||
+			    (p = strchr(p + 1, ' ')) == NULL ||
+			    (q = strstr(p, " :0 s=")) == NULL)
+				continue;
+			*q = '\0';
+			names[id] = p + 1;
+		}
+	}
+	f = open_memstream(&buf, &len);
+	for (i = 0; i < nsamples; i++) {
+		n = 0;
+		v = strtoll(samples[i], &p, 10);
+		*total += v;
+		for (p++; n < 64 && (id = strtol(p, &q, 10)) > 0; p = q)
+			ids[n++] = id;
+		while (n > 0) {
+			n--;
+			fprintf(f, "%s%s", ids[n] > 0 && ids[n] < 64 &&
+			    names[ids[n]] ? names[ids[n]] : "?", n ? ";" : "");
+		}
+		fprintf(f, " %" PRId64 "\n", v);
+	}
+	fclose(f);
+	return buf;
+}
+
+static void
+test_go(void)
+{
+	struct profile	*p;
+	unsigned char	*gz;
+	char		*path, *cmd, *out, *folded;
+	size_t		 gzlen;
+	int64_t		 total;
+	int		 st;
+
+	if (!have("go")) {
+		printf("ok %d # SKIP go not found\n", ++tap_n);
+		return;
+	}
+	p = cpu_profile();
+	if (pprof_encode(p, &gz, &gzlen) == -1 ||
+	    (path = write_file("go.pb.gz", gz, gzlen)) == NULL) {
+		ok(0, "go: write the profile");
+		profile_free(p);
+		return;
+	}
+	if (asprintf(&cmd, "go tool pprof -raw '%s' 2>/dev/null", path) == -1)
+		abort();
+	out = run(cmd, &st);
+	is_int(st, 0, "go tool pprof -raw exits 0");
+	ok(strstr(out, "PeriodType: cpu nanoseconds\n") != NULL,
+	    "go: period type cpu nanoseconds");
+	ok(strstr(out, "Period: 10000000\n") != NULL, "go: period");
+	ok(strstr(out, "Duration: 15s\n") != NULL, "go: duration");
+	ok(strstr(out, "Comment: service_name=web\n") != NULL,
+	    "go: the label as a comment");
+	ok(strstr(out, "cpu/nanoseconds\n") != NULL, "go: sample type");
+	folded = go_fold(out, &total);
+	is_int(total, 180000000, "go: total of the samples");
+	is_str(folded, cpu_folded, "go: the same stacks, leaf first");
+	free(folded);
+	free(out);
+	free(cmd);
+	free(path);
+	free(gz);
+	profile_free(p);
+}
+
+static void
+cleanup(void)
+{
+	char	*cmd;
+
+	if (asprintf(&cmd, "rm -rf '%s'", tmpdir) != -1) {
+		if (system(cmd) != 0)
+			diag("cleanup failed");
+		free(cmd);
+	}
+}
 
 int
 main(void)
 {
-	ok(1, "placeholder");
+	if (mkdtemp(tmpdir) == NULL) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	test_cpu();
+	test_offcpu();
+	test_big();
+	test_python();
+	test_go();
+	cleanup();
 	return done_testing();
 }
