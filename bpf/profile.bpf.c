@@ -219,6 +219,10 @@ task_config(struct task_struct *task, __u32 tgid)
 	switch (cfg->type) {
 	case PROFILE_PID_FP:
 	case PROFILE_PID_PYTHON:
+		if (cfg->flags & PROFILE_PID_F_NOTIFY) {
+			cfg->flags &= ~PROFILE_PID_F_NOTIFY;
+			event_send(PROFILE_EVENT_SAMPLED, tgid);
+		}
 		return cfg;
 	case PROFILE_PID_UNKNOWN:
 		stat_add(PROFILE_STAT_UNKNOWN_DROP, 1);

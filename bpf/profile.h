@@ -26,8 +26,15 @@ struct profile_pid_config {
 	__u8	type;			/* enum profile_pid_type */
 	__u8	collect_user;
 	__u8	collect_kernel;
-	__u8	pad;
+	__u8	flags;			/* PROFILE_PID_F_* */
 };
+
+/*
+ * Tell userspace when this pid is next sampled.  Set after an exec: the
+ * maps read then hold the binary and the loader but not yet the shared
+ * libraries it is about to map.
+ */
+#define PROFILE_PID_F_NOTIFY	0x1
 
 /* What a count measures. */
 enum profile_kind {
@@ -62,6 +69,7 @@ enum profile_event_type {
 	PROFILE_EVENT_UNKNOWN_PID = 1,	/* first sample of a pid */
 	PROFILE_EVENT_EXEC = 2,
 	PROFILE_EVENT_EXIT = 3,		/* the whole process is gone */
+	PROFILE_EVENT_SAMPLED = 4,	/* first sample since NOTIFY was set */
 };
 
 struct profile_event {

@@ -145,11 +145,12 @@ pids_remove(struct pids *p, pid_t pid)
 
 /* Write what BPF should do with this pid. */
 static void
-pids_write_config(struct pids *p, struct pids_proc *proc)
+pids_write_config(struct pids *p, struct pids_proc *proc, int flags)
 {
 	struct profile_pid_config	 cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = flags;
 	cfg.type = proc->type;
 	cfg.collect_user = p->conf->collect_user && !proc->kthread;
 	cfg.collect_kernel = p->conf->collect_kernel;
@@ -235,7 +236,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		proc = pids_fresh(p, pid);
 		if (proc->round == 0 || proc->type == PROFILE_PID_UNKNOWN)
 			pids_evaluate(p, proc, comm);
-		pids_write_config(p, proc);
+		pids_write_config(p, proc, 0);
 		log_debug("pid %d (%s): %s", (int)pid, proc->comm,
 		    proc->type == PROFILE_PID_FP ? "profiled" :
 		    "not profiled");
@@ -244,7 +245,13 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		p->execs++;
 		proc = pids_fresh(p, pid);
 		pids_evaluate(p, proc, comm);
-		pids_write_config(p, proc);
+		/* Its libraries are not mapped yet: look again when sampled. */
+		pids_write_config(p, proc, PROFILE_PID_F_NOTIFY);
+		break;
+	case PROFILE_EVENT_SAMPLED:
+		if ((proc = pids_find(p, pid)) != NULL && proc->rp != NULL &&
+		    proc->state == PIDS_ALIVE)
+			resolve_proc_refresh(p->resolve, proc->rp);
 		break;
 	case PROFILE_EVENT_EXIT:
 		p->exits++;
@@ -301,7 +308,7 @@ pids_sweep(struct pids *p)
 			/* Its request was lost: answer it now. */
 			proc = pids_new(p, next);
 			pids_evaluate(p, proc, NULL);
-			pids_write_config(p, proc);
+			pids_write_config(p, proc, 0);
 		}
 	}
 	for (i = 0; i < ngone; i++) {
@@ -357,7 +364,7 @@ pids_configure(struct pids *p, const struct config *conf)
 			proc->type = conf->collect_kthreads ? PROFILE_PID_FP :
 			    PROFILE_PID_NONE;
 		}
-		pids_write_config(p, proc);
+		pids_write_config(p, proc, 0);
 	}
 }
 

@@ -1,1 +1,168 @@
-int main(void) { return 0; }
+/*
+ * A CPU workload with a known split, built with frame pointers.
+ *
+ *   burn [-m split|stacks|syscall] [-t seconds] [-d depth]
+ *
+ * split:   main -> burn_a for 3 units of work, burn_b for 1: 75% / 25%
+ *          by construction (the same loop body, 3x the iterations).
+ * stacks:  the same 75/25 split, reached through 4^depth distinct call
+ *          paths (path_0..path_3 at each level), for thousands of
+ *          distinct stacks.
+ * syscall: main -> sys_loop, entering the kernel with raw syscalls.
+ *
+ * Prints "ready <pid>" when it starts working; exits after -t seconds
+ * (default 5).
+ */
+/*
+ * Frames for every function, leaves included, whatever CFLAGS say: GCC
+ * omits the frame of a leaf above -O0 even with -fno-omit-frame-pointer,
+ * and a frame-pointer walk from such a leaf loses its caller.
+ */
+#pragma GCC optimize("O0", "no-omit-frame-pointer")
+
+#include <sys/syscall.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNIT	200000UL
+
+static volatile unsigned long sink;
+
+static double
+now(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static void
+spin(unsigned long n)
+{
+	unsigned long	 i, x = sink;
+
+	for (i = 0; i < n; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	sink = x;
+}
+
+__attribute__((noinline)) void
+burn_a(unsigned long units)
+{
+	unsigned long	 i, x = sink;
+
+	/* Inline loop: samples land in burn_a itself. */
+	for (i = 0; i < units * UNIT; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	sink = x;
+}
+
+__attribute__((noinline)) void
+burn_b(unsigned long units)
+{
+	unsigned long	 i, x = sink;
+
+	for (i = 0; i < units * UNIT; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	sink = x;
+}
+
+static void path_0(int, unsigned);
+static void path_1(int, unsigned);
+static void path_2(int, unsigned);
+static void path_3(int, unsigned);
+static void (*const paths[4])(int, unsigned) = {
+	path_0, path_1, path_2, path_3
+};
+
+/* Each level picks one of four functions from two bits of the path. */
+#define PATH(n)								\
+__attribute__((noinline)) static void					\
+path_##n(int depth, unsigned path)					\
+{									\
+	if (depth == 0) {						\
+		if (path & 0x80000000U)					\
+			burn_b(1);					\
+		else							\
+			burn_a(3);					\
+		return;							\
+	}								\
+	paths[path & 3](depth - 1, (path & 0x80000000U) |		\
+	    ((path & 0x7fffffffU) >> 2));				\
+	sink++;								\
+}
+PATH(0)
+PATH(1)
+PATH(2)
+PATH(3)
+
+__attribute__((noinline)) static void
+sys_loop(double end)
+{
+	long	 i;
+
+	while (now() < end) {
+		for (i = 0; i < 1000; i++) {
+			/* A raw syscall: no libc frame between us and it. */
+			long ret;
+			__asm__ volatile ("syscall" : "=a"(ret)
+			    : "0"((long)SYS_getppid) : "rcx", "r11", "memory");
+			sink += ret;
+		}
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	const char	*mode = "split";
+	double		 secs = 5, end;
+	unsigned	 path = 0, npaths;
+	int		 ch, depth = 6;
+
+	while ((ch = getopt(argc, argv, "d:m:t:")) != -1) {
+		switch (ch) {
+		case 'd':
+			depth = atoi(optarg);
+			break;
+		case 'm':
+			mode = optarg;
+			break;
+		case 't':
+			secs = atof(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: burn [-m split|stacks|syscall] "
+			    "[-t seconds] [-d depth]\n");
+			return 1;
+		}
+	}
+	if (depth < 0 || depth > 15)
+		depth = 6;
+	npaths = 1U << (2 * depth);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	end = now() + secs;
+	if (strcmp(mode, "syscall") == 0) {
+		sys_loop(end);
+		return 0;
+	}
+	while (now() < end) {
+		if (strcmp(mode, "stacks") == 0) {
+			/* Each path once with burn_a(3), once with burn_b(1). */
+			paths[path & 3](depth, path >> 2);
+			paths[path & 3](depth, (path >> 2) | 0x80000000U);
+			path = (path + 1) % npaths;
+		} else {
+			burn_a(3);
+			burn_b(1);
+		}
+	}
+	spin(1);
+	return 0;
+}
