@@ -156,10 +156,10 @@ stack_store(void *ctx, __u64 flags, __u32 err_stat)
 	if (buf == NULL)
 		return 0;
 	n = bpf_get_stack(ctx, buf->ip, sizeof(buf->ip), flags);
-	if (n <= 0) {
+	if (n < 0)
 		stat_add(err_stat, 1);
+	if (n <= 0)
 		return 0;
-	}
 	n /= sizeof(__u64);
 	h = 0x9e3779b97f4a7c15ULL ^ (__u64)n;
 	for (i = 0; i < PROFILE_STACK_DEPTH; i++) {
@@ -233,6 +233,21 @@ task_config(struct task_struct *task, __u32 tgid)
 	}
 }
 
+/* A sample taken in user mode has no kernel stack to walk. */
+static __always_inline int
+sample_in_user_mode(struct bpf_perf_event_data *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	/* The context only allows whole-word loads; cs is a u16. */
+	__u64	cs = *(volatile __u64 *)((char *)&ctx->regs +
+	    __builtin_offsetof(struct pt_regs, cs));
+
+	return (cs & 3) == 3;
+#else
+	return 0;
+#endif
+}
+
 SEC("perf_event")
 int
 on_cpu_sample(struct bpf_perf_event_data *ctx)
@@ -250,7 +265,7 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	key.pid = id >> 32;
 	key.tid = per_thread ? (__u32)id : 0;
 	key.kind = PROFILE_KIND_CPU;
-	if (cfg->collect_kernel)
+	if (cfg->collect_kernel && !sample_in_user_mode(ctx))
 		key.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR);
 	if (cfg->collect_user && key.pid != 0)
 		key.ustack = stack_store(ctx, BPF_F_USER_STACK,

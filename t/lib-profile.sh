@@ -1,0 +1,71 @@
+# lib-profile.sh: read the profiles a test's daemon wrote.  Source it
+# after test-lib.sh and lib-daemon.sh.
+#
+#   profile_config [key = value lines...]
+#				write ebpfspy.conf in the trash dir: rounds
+#				only at stop, output under ./out, plus the
+#				lines given on stdin
+#   folded TYPE SERVICE		all folded lines of that profile, summed
+#				per stack across rounds
+#   folded_sum ERE		the sum of the counts of the stdin lines
+#				whose stack matches ERE
+#   percent PART WHOLE		PART / WHOLE in whole percent
+#   within A B TOL		|A - B| <= TOL
+#   workload_wait PIDFILE	wait until the workload wrote "ready PID"
+
+profile_config () {
+	{
+		printf '[daemon]\ncollect_interval = 3600\n'
+		cat
+	} >ebpfspy.conf
+}
+
+folded () {
+	cat out/"$1"/"$2"/*.folded 2>/dev/null |
+	awk '{ n = $NF; sub(/ [0-9]+$/, ""); s[$0] += n }
+	    END { for (k in s) printf "%s %.0f\n", k, s[k] }' | sort
+}
+
+folded_sum () {
+	awk -v re="$1" '{ n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+	    if (line ~ re) s += n } END { printf "%.0f\n", s }'
+}
+
+percent () {
+	test "$2" -gt 0 || { echo 0; return; }
+	echo $(( ($1 * 100 + $2 / 2) / $2 ))
+}
+
+within () {
+	d=$(( $1 - $2 ))
+	test ${d#-} -le "$3" || {
+		echo >&2 "$1 is not within $3 of $2"
+		return 1
+	}
+}
+
+workload_wait () {
+	n=0
+	while ! grep -q '^ready ' "$1" 2>/dev/null; do
+		n=$((n + 1))
+		test $n -lt 600 || { echo >&2 "workload not ready"; return 1; }
+		sleep 0.05
+	done
+}
+
+# mkworkload HELPER NAME: a copy of t/helper/HELPER named NAME in the
+# trash directory, so that the comm -- and the service -- is this test's
+# own even when other tests run workloads at the same time.
+mkworkload () {
+	cp "$(command -v "$1")" "./$2" && chmod +x "./$2"
+}
+
+# daemon_stat NAME: ask the daemon for its state (SIGUSR1) and print the
+# BPF counter NAME of that dump.
+daemon_stat () {
+	n=$(grep -c 'state: bpf.* offcpu_long ' "$DAEMON_LOG")
+	daemon_signal USR1 &&
+	daemon_wait_log_count 'state: bpf.* offcpu_long ' $((n + 1)) &&
+	grep -o "state: bpf.* $1 [0-9]*" "$DAEMON_LOG" | tail -1 |
+	    sed 's/.* //'
+}

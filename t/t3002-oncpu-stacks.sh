@@ -1,0 +1,72 @@
+#!/bin/sh
+test_description='thousands of distinct stacks keep their true split; full maps are counted'
+. "$(dirname "$0")/test-lib.sh"
+. "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
+. "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
+
+test_expect_success ROOT,BPF 'profile 4096 call paths at 997 Hz' '
+	mkworkload burn b3002 &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 997
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	{ ./b3002 -m stacks -d 6 -t 8 >w1.out & } &&
+	w=$! &&
+	./b3002 -m stacks -d 6 -t 8 >w2.out &&
+	wait $w &&
+	daemon_stat stacks_full >stacks_full &&
+	daemon_stat counts_full >counts_full &&
+	daemon_stop &&
+	folded cpu b3002 >stacks.folded
+'
+
+test_expect_success ROOT,BPF 'thousands of distinct stacks, none lost' '
+	n=$(grep -E -c ";burn_[ab] [0-9]+\$" stacks.folded) &&
+	echo "$n distinct stacks" &&
+	test "$n" -ge 2000 &&
+	echo 0 >zero &&
+	test_cmp zero stacks_full &&
+	test_cmp zero counts_full &&
+	! grep "\[lost stack\]" stacks.folded
+'
+
+test_expect_success ROOT,BPF 'the split is still 75/25' '
+	a=$(folded_sum ";path_[0-3];burn_a(;|\$)" <stacks.folded) &&
+	b=$(folded_sum ";path_[0-3];burn_b(;|\$)" <stacks.folded) &&
+	echo "burn_a $a burn_b $b" &&
+	test $((a + b)) -ge 3000 &&
+	within $(percent $a $((a + b))) 75 5
+'
+
+test_expect_success ROOT,BPF 'a full counts map is counted' '
+	rm -rf out &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 997
+	counts_map_entries = 1024
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	./b3002 -m stacks -d 6 -t 4 >w1.out &&
+	full=$(daemon_stat counts_full) &&
+	daemon_stop &&
+	echo "counts_full $full" &&
+	test "$full" -gt 0
+'
+
+test_expect_success ROOT,BPF 'a full stacks map is counted' '
+	rm -rf out &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 997
+	stack_map_entries = 1024
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	./b3002 -m stacks -d 6 -t 4 >w1.out &&
+	full=$(daemon_stat stacks_full) &&
+	daemon_stop &&
+	echo "stacks_full $full" &&
+	test "$full" -gt 0
+'
+
+test_done
