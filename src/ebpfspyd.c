@@ -1,7 +1,542 @@
+/*
+ * ebpfspyd: command line, startup, the event loop and its signals and
+ * timers.  Everything runs on one libev loop: signals arrive through a
+ * signalfd, collection rounds through a timerfd, configuration changes
+ * through inotify (watch.c), so no handler ever runs asynchronously.
+ */
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ev.h>
+
+#include "collect.h"
+#include "config.h"
 #include "ebpfspyd.h"
+#include "log.h"
+#include "pids.h"
+#include "reload.h"
+#include "resolve.h"
+#include "session.h"
+#include "watch.h"
+#include "xmalloc.h"
+
+#ifndef EBPFSPY_VERSION
+#define EBPFSPY_VERSION	"unknown"
+#endif
+
+#define EBPFSPYD_READY	'R'	/* child to parent: startup done */
+
+static const char *const ebpfspyd_stat_names[PROFILE_STAT_MAX] = {
+	[PROFILE_STAT_SAMPLES] = "samples",
+	[PROFILE_STAT_COUNTED] = "counted",
+	[PROFILE_STAT_IDLE] = "idle",
+	[PROFILE_STAT_KTHREAD] = "kthread",
+	[PROFILE_STAT_NOT_PROFILED] = "not_profiled",
+	[PROFILE_STAT_UNKNOWN_PID] = "unknown_pid",
+	[PROFILE_STAT_UNKNOWN_DROP] = "unknown_drop",
+	[PROFILE_STAT_PID_MAP_FULL] = "pid_map_full",
+	[PROFILE_STAT_COUNTS_FULL] = "counts_full",
+	[PROFILE_STAT_STACKS_FULL] = "stacks_full",
+	[PROFILE_STAT_USTACK_ERR] = "ustack_err",
+	[PROFILE_STAT_KSTACK_ERR] = "kstack_err",
+	[PROFILE_STAT_RINGBUF_LOST] = "ringbuf_lost",
+	[PROFILE_STAT_EXEC] = "exec",
+	[PROFILE_STAT_EXIT] = "exit",
+	[PROFILE_STAT_OFFCPU_SWITCH] = "offcpu_switch",
+	[PROFILE_STAT_OFFCPU_NS] = "offcpu_ns",
+	[PROFILE_STAT_OFFCPU_START_FULL] = "offcpu_start_full",
+	[PROFILE_STAT_OFFCPU_SHORT] = "offcpu_short",
+	[PROFILE_STAT_OFFCPU_LONG] = "offcpu_long",
+};
+
+static void __attribute__((noreturn))
+ebpfspyd_usage(FILE *f, int status)
+{
+	fprintf(f, "usage: ebpfspyd [-dhnVv] [-c file] [-o dir] [-p pidfile] "
+	    "[-t seconds]\n");
+	exit(status);
+}
+
+/* We chdir("/") when daemonized: keep paths valid for reloads and exit. */
+static char *
+ebpfspyd_abspath(const char *path)
+{
+	char	*cwd, *abs;
+
+	if (*path == '/')
+		return xstrdup(path);
+	if ((cwd = getcwd(NULL, 0)) == NULL)
+		fatal("getcwd");
+	xasprintf(&abs, "%s/%s", cwd, path);
+	free(cwd);
+	return abs;
+}
+
+void
+ebpfspyd_conf_override(struct ebpfspyd *d, struct config *conf)
+{
+	if (d->opt_outdir != NULL) {
+		free(conf->output_dir);
+		conf->output_dir = xstrdup(d->opt_outdir);
+	}
+}
+
+/* Load the configuration, printing every error; NULL on error. */
+static struct config *
+ebpfspyd_conf_load(struct ebpfspyd *d, const char *path)
+{
+	struct config_errors	 errs = { NULL, 0 };
+	struct config		*conf;
+	size_t			 i;
+
+	if ((conf = config_load(path, d->conf_missing_ok, &errs)) == NULL) {
+		for (i = 0; i < errs.n; i++)
+			fprintf(stderr, "%s\n", errs.v[i]);
+		config_errors_clear(&errs);
+		return NULL;
+	}
+	ebpfspyd_conf_override(d, conf);
+	return conf;
+}
+
+/*
+ * Fork; the parent stays until the child reports that it is ready, so
+ * that whoever started us (an init script, systemd Type=forking) learns
+ * the outcome from the exit status.  The parent's read blocks on
+ * purpose: it has nothing else to do.
+ */
+static void
+ebpfspyd_daemonize(struct ebpfspyd *d)
+{
+	pid_t	 pid;
+	ssize_t	 n;
+	int	 fds[2], fd, status;
+	char	 c;
+
+	if (pipe2(fds, O_CLOEXEC) == -1)
+		fatal("pipe2");
+	if ((pid = fork()) == -1)
+		fatal("fork");
+	if (pid != 0) {
+		close(fds[1]);
+		do {
+			n = read(fds[0], &c, 1);
+		} while (n == -1 && errno == EINTR);
+		if (n == 1 && c == EBPFSPYD_READY)
+			_exit(0);
+		if (waitpid(pid, &status, 0) == pid && WIFSIGNALED(status))
+			fprintf(stderr, "ebpfspyd: killed by signal %d before "
+			    "it was ready\n", WTERMSIG(status));
+		else
+			fprintf(stderr, "ebpfspyd: failed to start, see the "
+			    "system log\n");
+		_exit(1);
+	}
+
+	close(fds[0]);
+	if (fcntl(fds[1], F_SETFL, O_NONBLOCK) == -1)
+		fatal("fcntl");
+	d->ready_fd = fds[1];
+	if (setsid() == -1)
+		fatal("setsid");
+	if (chdir("/") == -1)
+		fatal("chdir /");
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		fatal("open /dev/null");
+	if (dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1 ||
+	    dup2(fd, STDERR_FILENO) == -1)
+		fatal("dup2");
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+/* Written once ready, through a rename so nobody reads half a file. */
+static void
+ebpfspyd_pidfile_write(struct ebpfspyd *d)
+{
+	char	*tmp, buf[32];
+	int	 fd, len;
+
+	xasprintf(&tmp, "%s.XXXXXX", d->pidfile);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+		fatal("pidfile %s", tmp);
+	len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (write(fd, buf, len) != len || fchmod(fd, 0644) == -1) {
+		unlink(tmp);
+		fatal("pidfile %s", tmp);
+	}
+	if (close(fd) == -1 || rename(tmp, d->pidfile) == -1) {
+		unlink(tmp);
+		fatal("pidfile %s", d->pidfile);
+	}
+	free(tmp);
+	d->pidfile_written = 1;
+}
+
+static void
+ebpfspyd_event_cb(const struct profile_event *ev, void *arg)
+{
+	struct ebpfspyd	*d = arg;
+
+	if (d->pids != NULL)
+		pids_event(d->pids, ev);
+}
+
+static void
+ebpfspyd_log_state(struct ebpfspyd *d)
+{
+	struct config	*c = d->conf;
+	struct timespec	 now;
+	uint64_t	 stats[PROFILE_STAT_MAX];
+	char		 line[256];
+	size_t		 i, used;
+	double		 uptime;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	uptime = (now.tv_sec - d->started.tv_sec) +
+	    (now.tv_nsec - d->started.tv_nsec) / 1e9;
+	log_info("state: config %s, uptime %.1fs, rounds %llu (%llu failed), "
+	    "reloads %llu, reload failures %llu", d->conf_path, uptime,
+	    (unsigned long long)d->rounds,
+	    (unsigned long long)d->round_failures,
+	    (unsigned long long)d->reloads,
+	    (unsigned long long)d->reload_failures);
+	log_info("state: collect_interval %lld, sample_rate %lld, cpu %s, "
+	    "offcpu %s, output %s", c->collect_interval, c->sample_rate,
+	    c->cpu ? "yes" : "no", c->offcpu ? "yes" : "no", c->output_dir);
+	pids_log_state(d->pids);
+	collect_log_state(d->collect);
+
+	/* The BPF counters, a few to a line. */
+	session_stats(d->session, stats);
+	used = 0;
+	for (i = 0; i < PROFILE_STAT_MAX; i++) {
+		used += snprintf(line + used, sizeof(line) - used, " %s %llu",
+		    ebpfspyd_stat_names[i] != NULL ?
+		    ebpfspyd_stat_names[i] : "?",
+		    (unsigned long long)stats[i]);
+		if (used >= sizeof(line))
+			used = sizeof(line) - 1;	/* truncated */
+		if (i % 5 == 4 || i == PROFILE_STAT_MAX - 1 ||
+		    used >= sizeof(line) - 64) {
+			log_info("state: bpf%s", line);
+			used = 0;
+		}
+	}
+}
+
+/* Stop: a final round, then leave ev_run; main frees everything. */
+static void
+ebpfspyd_stop(struct ebpfspyd *d, const char *why)
+{
+	if (d->exiting)
+		return;
+	d->exiting = 1;
+	log_info("%s: stopping after a final round", why);
+	if (collect_round(d->collect, d->conf, 1) == -1)
+		log_warnx("final round failed");
+	ev_break(d->loop, EVBREAK_ALL);
+}
+
+static void
+ebpfspyd_signal_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct ebpfspyd			*d = w->data;
+	struct signalfd_siginfo		 si;
+	ssize_t				 n;
+
+	for (;;) {
+		if ((n = read(d->signal_fd, &si, sizeof(si))) == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				log_warn("signalfd read");
+			return;
+		}
+		if (n != sizeof(si)) {
+			log_warnx("signalfd: short read (%zd bytes)", n);
+			return;
+		}
+		switch (si.ssi_signo) {
+		case SIGHUP:
+			log_debug("SIGHUP from pid %u: reload",
+			    (unsigned)si.ssi_pid);
+			reload_schedule(d);
+			break;
+		case SIGTERM:
+		case SIGINT:
+			ebpfspyd_stop(d, si.ssi_signo == SIGTERM ?
+			    "SIGTERM" : "SIGINT");
+			return;
+		case SIGUSR1:
+			ebpfspyd_log_state(d);
+			break;
+		default:
+			log_debug("unexpected signal %u", si.ssi_signo);
+			break;
+		}
+	}
+}
+
+static void
+ebpfspyd_timer_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct ebpfspyd	*d = w->data;
+	uint64_t	 expired;
+	ssize_t		 n;
+
+	if ((n = read(d->timer_fd, &expired, sizeof(expired))) == -1) {
+		if (errno != EAGAIN && errno != EINTR)
+			log_warn("timerfd read");
+		return;
+	}
+	if (n != sizeof(expired))
+		return;
+	/* A late round covers the whole time since the last one. */
+	if (expired > 1)
+		log_debug("round late: %llu intervals elapsed",
+		    (unsigned long long)expired);
+	d->rounds++;
+	if (collect_round(d->collect, d->conf, 0) == -1)
+		d->round_failures++;
+}
+
+int
+ebpfspyd_timer_set(struct ebpfspyd *d)
+{
+	struct itimerspec	 its;
+
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = d->conf->collect_interval;
+	its.it_interval.tv_sec = d->conf->collect_interval;
+	if (timerfd_settime(d->timer_fd, 0, &its, NULL) == -1) {
+		log_warn("timerfd_settime");
+		return -1;
+	}
+	log_debug("a round every %lld s", d->conf->collect_interval);
+	return 0;
+}
+
+static void
+ebpfspyd_run_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	ebpfspyd_stop(w->data, "run time over");
+}
+
+/*
+ * The signals we handle are blocked and read from a signalfd, so that
+ * they are ordinary loop events; libev installs no handler for them.
+ */
+static void
+ebpfspyd_signals_open(struct ebpfspyd *d)
+{
+	static const int	 sigs[] = { SIGHUP, SIGTERM, SIGINT, SIGUSR1 };
+	struct sigaction	 sa;
+	sigset_t		 mask;
+	size_t			 i;
+
+	sigemptyset(&mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&mask, sigs[i]);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) == -1)
+		fatal("sigprocmask");
+	if ((d->signal_fd = signalfd(-1, &mask, SFD_NONBLOCK |
+	    SFD_CLOEXEC)) == -1)
+		fatal("signalfd");
+	ev_io_init(&d->signal_io, ebpfspyd_signal_cb, d->signal_fd, EV_READ);
+	d->signal_io.data = d;
+	ev_io_start(d->loop, &d->signal_io);
+
+	/* A reader gone away is an error return, not a reason to die. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGPIPE, &sa, NULL) == -1)
+		fatal("sigaction SIGPIPE");
+}
+
+static void
+ebpfspyd_timer_open(struct ebpfspyd *d)
+{
+	if ((d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
+	    TFD_CLOEXEC)) == -1)
+		fatal("timerfd_create");
+	if (ebpfspyd_timer_set(d) == -1)
+		fatalx("cannot arm the round timer");
+	ev_io_init(&d->timer_io, ebpfspyd_timer_cb, d->timer_fd, EV_READ);
+	d->timer_io.data = d;
+	ev_io_start(d->loop, &d->timer_io);
+}
+
+static void
+ebpfspyd_ready(struct ebpfspyd *d)
+{
+	struct config	*c = d->conf;
+	const char	*types;
+	char		 r = EBPFSPYD_READY;
+
+	if (c->cpu && c->offcpu)
+		types = "cpu and offcpu";
+	else if (c->cpu)
+		types = "cpu";
+	else if (c->offcpu)
+		types = "offcpu";
+	else
+		types = "nothing";
+	log_info("ready: profiling %s, sample_rate %lld Hz, a round every "
+	    "%lld s, output %s, pid %ld", types, c->sample_rate,
+	    c->collect_interval, c->output_dir, (long)getpid());
+	if (d->pidfile != NULL)
+		ebpfspyd_pidfile_write(d);
+	if (d->ready_fd != -1) {
+		if (write(d->ready_fd, &r, 1) != 1)
+			log_warn("cannot tell the parent we are ready");
+		close(d->ready_fd);
+		d->ready_fd = -1;
+	}
+}
+
+static void
+ebpfspyd_free(struct ebpfspyd *d)
+{
+	ev_io_stop(d->loop, &d->signal_io);
+	ev_io_stop(d->loop, &d->timer_io);
+	ev_timer_stop(d->loop, &d->run_timer);
+	close(d->signal_fd);
+	close(d->timer_fd);
+	watch_close(d->watch);
+	reload_free(d->reload);
+	collect_free(d->collect);
+	pids_free(d->pids);
+	session_close(d->session);
+	resolve_free(d->resolve);
+	config_free(d->conf);
+	if (d->pidfile_written && unlink(d->pidfile) == -1)
+		log_warn("unlink %s", d->pidfile);
+	log_info("exiting");
+	free(d->pidfile);
+	free(d->conf_path);
+	free(d->opt_outdir);
+	ev_loop_destroy(d->loop);
+}
 
 int
 ebpfspyd_main(int argc, char **argv)
 {
+	struct ebpfspyd	 state, *d = &state;
+	const char	*path = EBPFSPY_CONF, *errstr = NULL;
+	char		*end;
+	int		 ch, foreground = 0, check = 0, verbose = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->conf_missing_ok = 1;
+	d->ready_fd = d->signal_fd = d->timer_fd = -1;
+
+	while ((ch = getopt(argc, argv, "c:dhno:p:t:Vv")) != -1) {
+		switch (ch) {
+		case 'c':
+			path = optarg;
+			d->conf_missing_ok = 0;
+			break;
+		case 'd':
+			foreground = 1;
+			break;
+		case 'h':
+			ebpfspyd_usage(stdout, 0);
+		case 'n':
+			check = 1;
+			break;
+		case 'o':
+			free(d->opt_outdir);
+			d->opt_outdir = ebpfspyd_abspath(optarg);
+			break;
+		case 'p':
+			free(d->pidfile);
+			d->pidfile = ebpfspyd_abspath(optarg);
+			break;
+		case 't':
+			errno = 0;
+			d->run_seconds = strtoll(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || errno != 0 ||
+			    d->run_seconds < 1 || d->run_seconds > INT_MAX)
+				errstr = optarg;
+			break;
+		case 'V':
+			printf("ebpfspyd %s\n", EBPFSPY_VERSION);
+			exit(0);
+		case 'v':
+			verbose++;
+			break;
+		default:
+			ebpfspyd_usage(stderr, 1);
+		}
+	}
+	if (optind != argc)
+		ebpfspyd_usage(stderr, 1);
+	if (errstr != NULL) {
+		fprintf(stderr, "ebpfspyd: -t %s: expected seconds, 1 to %d\n",
+		    errstr, INT_MAX);
+		exit(1);
+	}
+
+	if ((d->conf = ebpfspyd_conf_load(d, path)) == NULL)
+		exit(1);
+	if (check) {
+		if (verbose)
+			config_dump(d->conf, stdout);
+		printf("configuration OK\n");
+		config_free(d->conf);
+		free(d->opt_outdir);
+		free(d->pidfile);
+		return 0;
+	}
+	d->conf_path = ebpfspyd_abspath(path);
+
+	log_init(foreground, verbose);
+	if (!foreground)
+		ebpfspyd_daemonize(d);
+	clock_gettime(CLOCK_MONOTONIC, &d->started);
+
+	if ((d->loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
+		fatalx("cannot initialize the event loop");
+	ebpfspyd_signals_open(d);
+
+	if ((d->resolve = resolve_create(d->conf)) == NULL)
+		fatalx("cannot start the symbolizer");
+	if ((d->session = session_open(d->loop, d->conf, ebpfspyd_event_cb,
+	    d)) == NULL)
+		fatalx("cannot start the BPF session, not starting");
+	if ((d->pids = pids_create(d->session, d->resolve, d->conf)) == NULL)
+		fatalx("cannot create the process table");
+	if ((d->collect = collect_create(d->session, d->pids,
+	    d->resolve)) == NULL)
+		fatalx("cannot set up collection rounds");
+	ebpfspyd_timer_open(d);
+	d->reload = reload_create(d);
+	d->watch = watch_open(d);
+	ev_timer_init(&d->run_timer, ebpfspyd_run_cb,
+	    (ev_tstamp)d->run_seconds, 0.);
+	d->run_timer.data = d;
+	if (d->run_seconds > 0) {
+		/* Count from now, not from before the BPF programs loaded. */
+		ev_now_update(d->loop);
+		ev_timer_start(d->loop, &d->run_timer);
+	}
+
+	ebpfspyd_ready(d);
+	ev_run(d->loop, 0);
+
+	ebpfspyd_free(d);
 	return 0;
 }

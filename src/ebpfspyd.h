@@ -2,11 +2,14 @@
 #define EBPFSPY_EBPFSPYD_H
 
 #include <stdint.h>
+#include <time.h>
+
+#include <ev.h>
 
 struct collect;
 struct config;
-struct ev_loop;
 struct pids;
+struct reload;
 struct resolve;
 struct session;
 struct watch;
@@ -15,20 +18,36 @@ struct watch;
 struct ebpfspyd {
 	struct ev_loop		*loop;
 	struct config		*conf;		/* in force */
-	char			*conf_path;
+	char			*conf_path;	/* absolute: we chdir("/") */
 	int			 conf_missing_ok; /* default path, no -c */
 	char			*opt_outdir;	/* -o overrides [output] dir */
+	char			*pidfile;	/* -p, absolute; NULL: none */
+	int			 pidfile_written;
+	int			 ready_fd;	/* to the waiting parent; -1 */
+	long long		 run_seconds;	/* -t; 0: until a signal */
 	struct session		*session;
 	struct pids		*pids;
 	struct resolve		*resolve;
 	struct collect		*collect;
 	struct watch		*watch;
+	struct reload		*reload;
+	int			 signal_fd;
+	ev_io			 signal_io;
+	int			 timer_fd;
+	ev_io			 timer_io;
+	ev_timer		 run_timer;	/* -t */
+	struct timespec		 started;	/* CLOCK_MONOTONIC */
+	uint64_t		 rounds;
+	uint64_t		 round_failures;
 	uint64_t		 reloads;
 	uint64_t		 reload_failures;
+	int			 exiting;
 };
 
 int	ebpfspyd_main(int, char **);
-/* Re-arm the round timer after collect_interval changed. */
-void	ebpfspyd_timer_set(struct ebpfspyd *);
+/* Re-arm the round timer after collect_interval changed; 0 or -1. */
+int	ebpfspyd_timer_set(struct ebpfspyd *);
+/* Apply the command line's overrides (-o) to a freshly loaded config. */
+void	ebpfspyd_conf_override(struct ebpfspyd *, struct config *);
 
 #endif

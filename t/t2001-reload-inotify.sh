@@ -1,0 +1,121 @@
+#!/bin/sh
+test_description='the daemon reloads when its configuration file changes'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-daemon.sh"
+
+conf=$TRASH_DIRECTORY/etc/ebpfspy.conf
+
+# dump_state: SIGUSR1, then the state line with the values in force, in
+# the file state.
+dump_state () {
+	dump_n_=$(grep -c "^state: collect_interval" "$DAEMON_LOG")
+	daemon_signal USR1 &&
+	daemon_wait_log_count "^state: collect_interval" $((dump_n_ + 1)) &&
+	grep "^state: collect_interval" "$DAEMON_LOG" | tail -n 1 >state
+}
+
+# count_log 'ERE' N: exactly N lines of the log match.
+count_log () {
+	grep -E -c -e "$1" "$DAEMON_LOG" >count
+	echo "$2" >count.expect
+	test_cmp count.expect count
+}
+
+# set_rate N: the whole configuration, with sample_rate N.
+set_rate () {
+	printf "[daemon]\ncollect_interval = 60\n"
+	printf "[profile]\nsample_rate = %s\n" "$1"
+}
+
+test_expect_success ROOT,BPF 'setup: start with a configuration' '
+	mkdir etc &&
+	set_rate 97 >"$conf" &&
+	daemon_start -v -c "$conf" -o "$TRASH_DIRECTORY/out" &&
+	dump_state &&
+	grep "collect_interval 60, sample_rate 97," state
+'
+
+test_expect_success ROOT,BPF 'writing the file in place reloads it' '
+	set_rate 11 >"$conf" &&
+	daemon_wait_log_count "^reloaded " 1 &&
+	grep "^$conf: changed (written)\$" "$DAEMON_LOG" &&
+	dump_state &&
+	grep "sample_rate 11," state
+'
+
+test_expect_success ROOT,BPF 'a new file renamed over it is reloaded' '
+	set_rate 22 >"$conf.tmp" &&
+	mv "$conf.tmp" "$conf" &&
+	daemon_wait_log_count "^reloaded " 2 &&
+	grep "^$conf: changed (renamed into place)\$" "$DAEMON_LOG" &&
+	dump_state &&
+	grep "sample_rate 22," state
+'
+
+test_expect_success ROOT,BPF 'deleted, the daemon waits; re-created, reloads' '
+	rm "$conf" &&
+	daemon_wait_log "^$conf: removed, waiting for it to come back\$" &&
+	dump_state &&
+	grep "sample_rate 22," state &&
+	set_rate 33 >"$conf" &&
+	daemon_wait_log_count "^reloaded " 3 &&
+	dump_state &&
+	grep "sample_rate 33," state
+'
+
+test_expect_success ROOT,BPF 'a bad edit is refused, the old config stays' '
+	printf "[profile]\nsample_rate = 0\n" >"$conf" &&
+	daemon_wait_log "^reload failed, keeping the previous configuration" &&
+	grep "^$conf:2: \[profile\] sample_rate: 0: out of range" \
+	    "$DAEMON_LOG" &&
+	dump_state &&
+	grep "sample_rate 33," state &&
+	count_log "^reloaded " 3
+'
+
+test_expect_success ROOT,BPF 'other files of the directory are ignored' '
+	changed=$(grep -c ": changed (" "$DAEMON_LOG") &&
+	set_rate 1 >etc/other.conf &&
+	set_rate 2 >"$conf.tmp" &&
+	mv "$conf.tmp" etc/another.conf &&
+	# Events with the longest names, more than one read of them, and
+	# names that begin with the config file name.
+	long=$(printf "%0250d" 0) &&
+	for i in $(seq 100); do
+		: >"etc/$long.$i" || return 1
+	done &&
+	: >"$conf.orig" &&
+	: >"$conf~" &&
+	set_rate 44 >"$conf" &&
+	daemon_wait_log_count "^reloaded " 4 &&
+	# inotify reports in order: other.conf and another.conf came first.
+	count_log ": changed \(" $((changed + 1)) &&
+	dump_state &&
+	grep "sample_rate 44," state
+'
+
+test_expect_success ROOT,BPF 'two quick changes make one reload' '
+	# printf is a builtin: the two writes are microseconds apart, well
+	# within the reload delay.
+	set_rate 55 >"$conf"; set_rate 66 >"$conf" &&
+	daemon_wait_log_count "^reloaded " 5 &&
+	dump_state &&
+	grep "sample_rate 66," state &&
+	count_log "^reloaded " 5 &&
+	grep "reloads 5, reload failures 1" "$DAEMON_LOG"
+'
+
+test_expect_success ROOT,BPF 'an edit and a SIGHUP together make one reload' '
+	set_rate 77 >"$conf" && daemon_signal HUP &&
+	daemon_wait_log_count "^reloaded " 6 &&
+	dump_state &&
+	grep "sample_rate 77," state &&
+	count_log "^reloaded " 6
+'
+
+test_expect_success ROOT,BPF 'the daemon stops cleanly' '
+	daemon_stop &&
+	grep "^exiting\$" "$DAEMON_LOG"
+'
+
+test_done
