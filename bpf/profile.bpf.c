@@ -15,6 +15,7 @@
 
 #include "profile.h"
 
+#define PF_EXITING	0x00000004
 #define PF_KTHREAD	0x00200000
 
 char LICENSE[] SEC("license") = "GPL";
@@ -144,13 +145,14 @@ hash_mix(__u64 h)
  * stacks never share a slot the way stack-trace map buckets do.
  */
 static __always_inline __u64
-stack_store(void *ctx, __u64 flags, __u32 err_stat)
+stack_store(void *ctx, __u64 flags, __u32 err_stat,
+    struct profile_pid_config *cfg, __u32 pid)
 {
 	struct profile_stack	*buf;
 	__u32			 zero = 0;
-	__u64			 h;
+	__u64			 h, lo = 0, hi = 0;
 	long			 n;
-	int			 i;
+	int			 i, hit = 0;
 
 	buf = bpf_map_lookup_elem(&scratch, &zero);
 	if (buf == NULL)
@@ -161,12 +163,22 @@ stack_store(void *ctx, __u64 flags, __u32 err_stat)
 	if (n <= 0)
 		return 0;
 	n /= sizeof(__u64);
+	if (cfg != NULL && (cfg->flags & PROFILE_PID_F_NOTIFY)) {
+		lo = cfg->notify_lo;
+		hi = cfg->notify_hi;
+	}
 	h = 0x9e3779b97f4a7c15ULL ^ (__u64)n;
 	for (i = 0; i < PROFILE_STACK_DEPTH; i++) {
 		if (i >= n)
 			break;
 		h = (h ^ buf->ip[i]) * 0x100000001b3ULL;
 		h ^= h >> 29;
+		if (buf->ip[i] >= lo && buf->ip[i] < hi)
+			hit = 1;
+	}
+	if (hit) {
+		cfg->flags &= ~PROFILE_PID_F_NOTIFY;
+		event_send(PROFILE_EVENT_SAMPLED, pid);
 	}
 	h = hash_mix(h);
 	if (h == 0)
@@ -208,10 +220,22 @@ task_config(struct task_struct *task, __u32 tgid)
 			stat_add(PROFILE_STAT_IDLE, 1);
 			return NULL;
 		}
-	} else if ((BPF_CORE_READ(task, flags) & PF_KTHREAD) &&
-	    !collect_kthreads) {
-		stat_add(PROFILE_STAT_KTHREAD, 1);
-		return NULL;
+	} else {
+		__u32	 flags = BPF_CORE_READ(task, flags);
+
+		if ((flags & PF_KTHREAD) && !collect_kthreads) {
+			stat_add(PROFILE_STAT_KTHREAD, 1);
+			return NULL;
+		}
+		/*
+		 * An exiting task has no user maps left to name, and its
+		 * process may be forgotten already: a request now would
+		 * make a new, nameless entry of a dead pid.
+		 */
+		if (flags & PF_EXITING) {
+			stat_add(PROFILE_STAT_EXITING, 1);
+			return NULL;
+		}
 	}
 	cfg = pid_config_get(tgid);
 	if (cfg == NULL)
@@ -219,10 +243,6 @@ task_config(struct task_struct *task, __u32 tgid)
 	switch (cfg->type) {
 	case PROFILE_PID_FP:
 	case PROFILE_PID_PYTHON:
-		if (cfg->flags & PROFILE_PID_F_NOTIFY) {
-			cfg->flags &= ~PROFILE_PID_F_NOTIFY;
-			event_send(PROFILE_EVENT_SAMPLED, tgid);
-		}
 		return cfg;
 	case PROFILE_PID_UNKNOWN:
 		stat_add(PROFILE_STAT_UNKNOWN_DROP, 1);
@@ -266,10 +286,11 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	key.tid = per_thread ? (__u32)id : 0;
 	key.kind = PROFILE_KIND_CPU;
 	if (cfg->collect_kernel && !sample_in_user_mode(ctx))
-		key.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR);
+		key.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR,
+		    NULL, 0);
 	if (cfg->collect_user && key.pid != 0)
 		key.ustack = stack_store(ctx, BPF_F_USER_STACK,
-		    PROFILE_STAT_USTACK_ERR);
+		    PROFILE_STAT_USTACK_ERR, cfg, key.pid);
 	count_add(&key, 1);
 	stat_add(PROFILE_STAT_COUNTED, 1);
 	return 0;
@@ -300,10 +321,11 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 			start.pid = tgid;
 			if (cfg->collect_kernel)
 				start.kstack = stack_store(ctx, 0,
-				    PROFILE_STAT_KSTACK_ERR);
+				    PROFILE_STAT_KSTACK_ERR, NULL, 0);
 			if (cfg->collect_user)
 				start.ustack = stack_store(ctx,
-				    BPF_F_USER_STACK, PROFILE_STAT_USTACK_ERR);
+				    BPF_F_USER_STACK, PROFILE_STAT_USTACK_ERR,
+				    cfg, tgid);
 			if (bpf_map_update_elem(&offcpu_start, &tid, &start,
 			    BPF_ANY) != 0)
 				stat_add(PROFILE_STAT_OFFCPU_START_FULL, 1);

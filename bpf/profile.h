@@ -27,12 +27,18 @@ struct profile_pid_config {
 	__u8	collect_user;
 	__u8	collect_kernel;
 	__u8	flags;			/* PROFILE_PID_F_* */
+	__u32	pad;
+	__u64	notify_lo;		/* NOTIFY: the executable's code */
+	__u64	notify_hi;
 };
 
 /*
- * Tell userspace when this pid is next sampled.  Set after an exec: the
- * maps read then hold the binary and the loader but not yet the shared
- * libraries it is about to map.
+ * Tell userspace when a user stack of this pid first holds a frame of
+ * its executable's code [notify_lo, notify_hi).  Set after an exec: the
+ * maps read then hold the binary and the loader but not the shared
+ * libraries the loader is about to map; once the program's own code
+ * runs, the loader has mapped them, and the maps are worth reading
+ * again while the process is still alive.
  */
 #define PROFILE_PID_F_NOTIFY	0x1
 
@@ -109,6 +115,7 @@ enum profile_stat {
 	PROFILE_STAT_OFFCPU_START_FULL,	/* start map full: wait lost */
 	PROFILE_STAT_OFFCPU_SHORT,	/* waits below the minimum */
 	PROFILE_STAT_OFFCPU_LONG,	/* waits above the maximum */
+	PROFILE_STAT_EXITING,		/* samples of exiting tasks skipped */
 	PROFILE_STAT_MAX
 };
 

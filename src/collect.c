@@ -60,7 +60,7 @@ struct collect {
 	int64_t			 start_real;	/* round start, ns */
 	uint64_t		 rounds;
 	uint64_t		 samples, offcpu_ns, lost_stacks;
-	double			 last_ms;
+	double			 last_ms, total_ms;
 	size_t			 last_entries, last_profiles;
 };
 
@@ -398,6 +398,7 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	c->rounds++;
 	c->start_real = now;
 	c->last_ms = (collect_now(CLOCK_MONOTONIC) - t0) / 1e6;
+	c->total_ms += c->last_ms;
 	log_debug("round %llu: %zu counts, %zu profiles, %.1f ms",
 	    (unsigned long long)c->rounds, c->last_entries, c->last_profiles,
 	    c->last_ms);
@@ -428,4 +429,20 @@ collect_log_state(struct collect *c)
 	    (unsigned long long)rs.frames, (unsigned long long)rs.named,
 	    (unsigned long long)rs.unknown, rs.files, rs.file_bytes, rs.ksyms,
 	    (unsigned long long)rs.hits, (unsigned long long)rs.misses);
+}
+
+void
+collect_stats(struct collect *c, struct collect_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->rounds = c->rounds;
+	st->samples = c->samples;
+	st->offcpu_ns = c->offcpu_ns;
+	st->lost_stacks = c->lost_stacks;
+	st->last_ms = c->last_ms;
+	st->total_ms = c->total_ms;
+	st->last_end = c->rounds > 0 ? c->start_real : 0;
+	st->last_entries = c->last_entries;
+	st->last_profiles = c->last_profiles;
+	stacks_stats(c->stacks, &st->stacks);
 }

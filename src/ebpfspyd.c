@@ -58,6 +58,7 @@ static const char *const ebpfspyd_stat_names[PROFILE_STAT_MAX] = {
 	[PROFILE_STAT_OFFCPU_START_FULL] = "offcpu_start_full",
 	[PROFILE_STAT_OFFCPU_SHORT] = "offcpu_short",
 	[PROFILE_STAT_OFFCPU_LONG] = "offcpu_long",
+	[PROFILE_STAT_EXITING] = "exiting",
 };
 
 static void __attribute__((noreturn))
@@ -234,6 +235,7 @@ ebpfspyd_log_state(struct ebpfspyd *d)
 			used = 0;
 		}
 	}
+	log_info("state: end");
 }
 
 /* Stop: a final round, then leave ev_run; main frees everything. */

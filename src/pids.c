@@ -13,6 +13,8 @@
  * know (a lost event): pids that are gone are deleted, live ones asked
  * about again.
  */
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include "log.h"
 #include "pids.h"
 #include "proc.h"
+#include "procmaps.h"
 #include "resolve.h"
 #include "session.h"
 #include "xmalloc.h"
@@ -144,6 +147,36 @@ pids_remove(struct pids *p, pid_t pid)
 }
 
 /* Write what BPF should do with this pid. */
+/*
+ * The code of a process's executable: its executable mappings of the
+ * file /proc/PID/exe is.  0, 0 when not found.
+ */
+static void
+pids_exe_range(pid_t pid, uint64_t *lo, uint64_t *hi)
+{
+	const struct procmaps_entry	*e;
+	struct procmaps			*maps;
+	struct stat			 sb;
+	char				 path[64];
+	size_t				 i;
+
+	*lo = *hi = 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &sb) == -1 || (maps = procmaps_read(pid)) == NULL)
+		return;
+	for (i = 0; i < maps->n; i++) {
+		e = &maps->v[i];
+		if (e->kind != PROCMAPS_FILE || e->inode != sb.st_ino ||
+		    makedev(e->dev_major, e->dev_minor) != sb.st_dev)
+			continue;
+		if (*lo == 0 || e->start < *lo)
+			*lo = e->start;
+		if (e->end > *hi)
+			*hi = e->end;
+	}
+	procmaps_free(maps);
+}
+
 static void
 pids_write_config(struct pids *p, struct pids_proc *proc, int flags)
 {
@@ -151,11 +184,32 @@ pids_write_config(struct pids *p, struct pids_proc *proc, int flags)
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.flags = flags;
+	if (flags & PROFILE_PID_F_NOTIFY) {
+		uint64_t	 lo, hi;
+
+		pids_exe_range(proc->pid, &lo, &hi);
+		cfg.notify_lo = lo;
+		cfg.notify_hi = hi != 0 ? hi : UINT64_MAX; /* 0: any frame */
+	}
 	cfg.type = proc->type;
 	cfg.collect_user = p->conf->collect_user && !proc->kthread;
 	cfg.collect_kernel = p->conf->collect_kernel;
 	if (session_pid_set(p->session, proc->pid, &cfg) == -1)
 		log_warn("pid %d: write BPF pid config", (int)proc->pid);
+}
+
+/*
+ * Capture what names a profiled process's frames, if not done yet.  A
+ * read of /proc/PID/maps can fail while the process execs: try again at
+ * its next event and when its samples are named.
+ */
+static void
+pids_open_maps(struct pids *p, struct pids_proc *proc)
+{
+	if (proc->rp != NULL || proc->type != PROFILE_PID_FP ||
+	    proc->kthread || proc->state != PIDS_ALIVE)
+		return;
+	proc->rp = resolve_proc_open(p->resolve, proc->pid);
 }
 
 /*
@@ -181,9 +235,8 @@ pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
 		proc->type = PROFILE_PID_FP;
 	resolve_proc_close(p->resolve, proc->rp);
 	proc->rp = NULL;
-	if (proc->type == PROFILE_PID_FP && !proc->kthread)
-		proc->rp = resolve_proc_open(p->resolve, proc->pid);
-	proc->round = p->round;
+	pids_open_maps(p, proc);
+	proc->evaluated = 1;
 }
 
 static struct pids_proc *
@@ -234,8 +287,10 @@ pids_event(struct pids *p, const struct profile_event *ev)
 			return;
 		}
 		proc = pids_fresh(p, pid);
-		if (proc->round == 0 || proc->type == PROFILE_PID_UNKNOWN)
+		if (!proc->evaluated)
 			pids_evaluate(p, proc, comm);
+		else
+			pids_open_maps(p, proc);
 		pids_write_config(p, proc, 0);
 		log_debug("pid %d (%s): %s", (int)pid, proc->comm,
 		    proc->type == PROFILE_PID_FP ? "profiled" :
@@ -249,9 +304,13 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		pids_write_config(p, proc, PROFILE_PID_F_NOTIFY);
 		break;
 	case PROFILE_EVENT_SAMPLED:
-		if ((proc = pids_find(p, pid)) != NULL && proc->rp != NULL &&
-		    proc->state == PIDS_ALIVE)
+		if ((proc = pids_find(p, pid)) == NULL ||
+		    proc->state != PIDS_ALIVE)
+			break;
+		if (proc->rp != NULL)
 			resolve_proc_refresh(p->resolve, proc->rp);
+		else
+			pids_open_maps(p, proc);
 		break;
 	case PROFILE_EVENT_EXIT:
 		p->exits++;
@@ -270,8 +329,10 @@ pids_get(struct pids *p, pid_t pid)
 {
 	struct pids_proc	*proc;
 
-	if ((proc = pids_find(p, pid)) != NULL)
+	if ((proc = pids_find(p, pid)) != NULL) {
+		pids_open_maps(p, proc);
 		return proc;
+	}
 	/* Counted before a restart of our state: look at it now. */
 	proc = pids_new(p, pid);
 	if (proc_exists(pid))
@@ -380,6 +441,23 @@ pids_count(struct pids *p, enum pids_state state)
 	return n;
 }
 
+/* Entries of the BPF pid map, counted by walking it. */
+size_t
+pids_bpf_entries(struct pids *p)
+{
+	__u32	 key, next;
+	void	*prev = NULL;
+	size_t	 n = 0;
+	int	 fd = session_pid_fd(p->session);
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		n++;
+	}
+	return n;
+}
+
 void
 pids_log_state(struct pids *p)
 {
@@ -390,9 +468,9 @@ pids_log_state(struct pids *p)
 			profiled++;
 	}
 	log_info("pids: %zu tracked (%zu alive, %zu dead, %zu profiled), "
-	    "%llu requests, %llu execs, %llu exits, %llu swept",
-	    p->count, pids_count(p, PIDS_ALIVE), pids_count(p, PIDS_DEAD),
-	    profiled, (unsigned long long)p->requests,
+	    "%zu in the BPF pid map, %llu requests, %llu execs, %llu exits, "
+	    "%llu swept", p->count, pids_count(p, PIDS_ALIVE),
+	    pids_count(p, PIDS_DEAD), profiled, pids_bpf_entries(p), (unsigned long long)p->requests,
 	    (unsigned long long)p->execs, (unsigned long long)p->exits,
 	    (unsigned long long)p->swept);
 }

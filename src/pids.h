@@ -25,7 +25,7 @@ struct pids_proc {
 	int			 type;		/* enum profile_pid_type */
 	char			 comm[PROFILE_COMM_LEN];
 	int			 kthread;
-	uint64_t		 round;		/* evaluated in, 0 never */
+	int			 evaluated;
 	char			*service;	/* service_name label */
 	struct resolve_proc	*rp;
 };
@@ -40,5 +40,6 @@ struct pids_proc *pids_get(struct pids *, pid_t);
 void		 pids_round_end(struct pids *);
 void		 pids_log_state(struct pids *);
 size_t		 pids_count(struct pids *, enum pids_state);
+size_t		 pids_bpf_entries(struct pids *);
 
 #endif

@@ -63,9 +63,20 @@ mkworkload () {
 # daemon_stat NAME: ask the daemon for its state (SIGUSR1) and print the
 # BPF counter NAME of that dump.
 daemon_stat () {
-	n=$(grep -c 'state: bpf.* offcpu_long ' "$DAEMON_LOG")
+	n=$(grep -c '^state: end$' "$DAEMON_LOG")
 	daemon_signal USR1 &&
-	daemon_wait_log_count 'state: bpf.* offcpu_long ' $((n + 1)) &&
+	daemon_wait_log_count '^state: end$' $((n + 1)) &&
 	grep -o "state: bpf.* $1 [0-9]*" "$DAEMON_LOG" | tail -1 |
 	    sed 's/.* //'
+}
+
+# daemon_state_value ERE: ask for the state (SIGUSR1) and print the
+# number that follows ERE in the newest matching line, e.g.
+# daemon_state_value 'pids: [0-9]+ tracked' -> the count.
+daemon_state_value () {
+	n=$(grep -c '^state: end$' "$DAEMON_LOG")
+	daemon_signal USR1 &&
+	daemon_wait_log_count '^state: end$' $((n + 1)) &&
+	grep -E -o "$1" "$DAEMON_LOG" | tail -1 | grep -E -o '[0-9]+' |
+	    head -1
 }

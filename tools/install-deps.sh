@@ -1,0 +1,16 @@
+#!/bin/sh
+# Install what ebpfspy needs to build, run and test on Debian 12.
+# Run as root.  Safe to run again.
+set -e
+export DEBIAN_FRONTEND=noninteractive
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps.sh: run as root" >&2
+	exit 1
+fi
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+	autoconf automake make gcc libc6-dev pkg-config \
+	clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
+	libev-dev libinih-dev libprotobuf-c-dev protobuf-c-compiler \
+	python3 golang-go groff-base mandoc procps util-linux \
+	>/dev/null
