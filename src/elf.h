@@ -1,4 +1,41 @@
+/*
+ * This header shares its name with the system's <elf.h>, which <libelf.h>
+ * includes; since src/ is on the include path, that include lands here.
+ * Pass it on to the system header first.
+ */
+#include_next <elf.h>
+
 #ifndef EBPFSPY_ELF_H
 #define EBPFSPY_ELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct elf_file;
+struct symtab_builder;
+
+#define ELF_FILE_BUILD_ID_MAX	64
+
+/* A PT_LOAD segment: where file bytes land in the virtual address space. */
+struct elf_file_segment {
+	uint64_t	offset;
+	uint64_t	vaddr;
+	uint64_t	filesz;
+	uint64_t	memsz;
+	uint32_t	flags;		/* PF_X, PF_W, PF_R */
+};
+
+struct elf_file	*elf_file_open(int);
+struct elf_file	*elf_file_open_mem(const void *, size_t);
+void		 elf_file_close(struct elf_file *);
+int		 elf_file_build_id(struct elf_file *, uint8_t *, size_t,
+		    size_t *);
+int		 elf_file_has_symtab(struct elf_file *);
+struct elf_file_segment *elf_file_segments(struct elf_file *, size_t *);
+int		 elf_file_symbols(struct elf_file *, struct symtab_builder *);
+int		 elf_file_offset_to_vaddr(const struct elf_file_segment *,
+		    size_t, uint64_t, uint64_t *);
+int		 elf_file_vaddr_to_offset(const struct elf_file_segment *,
+		    size_t, uint64_t, uint64_t *);
 
 #endif

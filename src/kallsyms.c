@@ -1,1 +1,191 @@
+/*
+ * Kernel symbols from /proc/kallsyms: "addr type name" for the core
+ * kernel, "addr type name\t[module]" for modules (and [bpf] for BPF
+ * programs).  Only text symbols (t, T, w, W) are kept, named "name" or
+ * "name [module]", in a symtab.
+ *
+ * kallsyms gives no sizes: a symbol extends to the next one, and the last
+ * one, or one followed by a gap, by at most KALLSYMS_MAX_LEN bytes.
+ * When kptr_restrict hides the addresses every one reads 0: the table is
+ * then empty and kernel frames stay unknown.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "kallsyms.h"
+#include "log.h"
+#include "symtab.h"
+#include "xmalloc.h"
+
+/* Above KSYM_NAME_LEN (512) plus a module name and the address. */
+#define KALLSYMS_LINE_MAX	1024
+#define KALLSYMS_MAX_LEN	(1024 * 1024)
+
+struct kallsyms {
+	struct symtab	*st;
+	int		 restricted;
+};
+
+/* Skip the rest of a line that did not fit. */
+static void
+kallsyms_skip_line(FILE *f)
+{
+	int	 c;
+
+	while ((c = getc_unlocked(f)) != EOF && c != '\n')
+		;
+}
+
+/*
+ * Parse "addr type name[\t[module]]" and add it to b if it is a text
+ * symbol.  -1 if the line is malformed, else 0 with *addr set.
+ */
+static int
+kallsyms_parse_line(const char *line, struct symtab_builder *b,
+    uint64_t *addr, char *name, size_t namesz)
+{
+	const char	*p, *end, *mod, *mend;
+	uint64_t	 a = 0, limit;
+	size_t		 n = 0;
+	int		 type, d, len;
+
+	for (p = line; n < 17; p++, n++) {
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (*p >= 'a' && *p <= 'f')
+			d = *p - 'a' + 10;
+		else
+			break;
+		a = a << 4 | d;
+	}
+	if (n == 0 || n > 16 || p[0] != ' ' || p[1] == '\0' || p[2] != ' ')
+		return -1;
+	type = p[1];
+	p += 3;
+	end = p + strcspn(p, "\t\n");
+	if (end == p)
+		return -1;
+	*addr = a;
+	if (a == 0 || (type != 't' && type != 'T' && type != 'w' &&
+	    type != 'W'))
+		return 0;
+
+	mod = NULL;
+	if (end[0] == '\t' && end[1] == '[' &&
+	    (mend = strchr(end + 2, ']')) != NULL && mend > end + 2)
+		mod = end + 2;
+	if (mod != NULL)
+		len = snprintf(name, namesz, "%.*s [%.*s]", (int)(end - p), p,
+		    (int)(mend - mod), mod);
+	else
+		len = snprintf(name, namesz, "%.*s", (int)(end - p), p);
+	if (len < 0 || (size_t)len >= namesz)
+		return -1;
+	limit = a > UINT64_MAX - KALLSYMS_MAX_LEN ? UINT64_MAX :
+	    a + KALLSYMS_MAX_LEN;
+	symtab_builder_add_copy(b, a, 0, limit, name, len,
+	    type == 'T' || type == 'W');
+	return 0;
+}
+
+struct kallsyms *
+kallsyms_parse(FILE *f)
+{
+	struct kallsyms		*ks;
+	struct symtab_builder	*b;
+	char			 line[KALLSYMS_LINE_MAX];
+	char			 name[KALLSYMS_LINE_MAX + 8];
+	size_t			 len, good = 0, nonzero = 0;
+	uint64_t		 addr;
+
+	b = symtab_builder_create();
+	while (fgets(line, sizeof(line), f) != NULL) {
+		len = strlen(line);
+		if (len > 0 && line[len - 1] != '\n' && !feof(f)) {
+			kallsyms_skip_line(f);
+			continue;
+		}
+		if (kallsyms_parse_line(line, b, &addr, name,
+		    sizeof(name)) == -1)
+			continue;
+		good++;
+		if (addr != 0)
+			nonzero++;
+	}
+	if (ferror(f)) {
+		log_warn("read kallsyms");
+		symtab_builder_free(b);
+		return NULL;
+	}
+	ks = xcalloc(1, sizeof(*ks));
+	ks->restricted = good > 0 && nonzero == 0;
+	ks->st = symtab_builder_finish(b);
+	return ks;
+}
+
+/* path NULL: /proc/kallsyms. */
+struct kallsyms *
+kallsyms_read(const char *path)
+{
+	static int	 warned;
+	struct kallsyms	*ks;
+	FILE		*f;
+
+	if (path == NULL)
+		path = "/proc/kallsyms";
+	if ((f = fopen(path, "re")) == NULL) {
+		log_warn("open %s", path);
+		return NULL;
+	}
+	ks = kallsyms_parse(f);
+	fclose(f);
+	if (ks == NULL)
+		return NULL;
+	if (ks->restricted) {
+		if (!warned)
+			log_warnx("%s: addresses hidden (kernel.kptr_restrict"
+			    " or no CAP_SYSLOG): kernel frames stay unknown",
+			    path);
+		warned = 1;
+	} else
+		log_debug("%s: %zu kernel symbols", path,
+		    symtab_count(ks->st));
+	return ks;
+}
+
+void
+kallsyms_free(struct kallsyms *ks)
+{
+	if (ks == NULL)
+		return;
+	symtab_free(ks->st);
+	free(ks);
+}
+
+const char *
+kallsyms_lookup(const struct kallsyms *ks, uint64_t addr)
+{
+	if (ks == NULL)
+		return NULL;
+	return symtab_lookup(ks->st, addr);
+}
+
+size_t
+kallsyms_count(const struct kallsyms *ks)
+{
+	return ks == NULL ? 0 : symtab_count(ks->st);
+}
+
+size_t
+kallsyms_bytes(const struct kallsyms *ks)
+{
+	return ks == NULL ? 0 : sizeof(*ks) + symtab_bytes(ks->st);
+}
+
+int
+kallsyms_is_restricted(const struct kallsyms *ks)
+{
+	return ks != NULL && ks->restricted;
+}

@@ -1,4 +1,43 @@
 #ifndef EBPFSPY_PROCMAPS_H
 #define EBPFSPY_PROCMAPS_H
 
+#include <sys/types.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum procmaps_kind {
+	PROCMAPS_FILE,		/* a path: a file we can open */
+	PROCMAPS_SPECIAL,	/* [vdso], [vsyscall] and other names */
+	PROCMAPS_ANON,		/* no name: JIT code and the like */
+};
+
+/* One executable mapping of /proc/PID/maps. */
+struct procmaps_entry {
+	uint64_t		 start;
+	uint64_t		 end;
+	uint64_t		 offset;	/* in the file */
+	uint64_t		 inode;
+	uint32_t		 dev_major;
+	uint32_t		 dev_minor;
+	enum procmaps_kind	 kind;
+	int			 deleted;	/* " (deleted)" was stripped */
+	const char		*path;		/* "" when anonymous */
+};
+
+/* Executable mappings, sorted by address. */
+struct procmaps {
+	struct procmaps_entry	*v;
+	size_t			 n;
+	char			*paths;		/* every path, one block */
+};
+
+struct procmaps	*procmaps_parse(FILE *);
+struct procmaps	*procmaps_parse_buf(const char *, size_t);
+struct procmaps	*procmaps_read(pid_t);
+void		 procmaps_free(struct procmaps *);
+const struct procmaps_entry *procmaps_lookup(const struct procmaps *,
+		    uint64_t);
+const char	*procmaps_basename(const struct procmaps_entry *);
+
 #endif

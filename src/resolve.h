@@ -26,7 +26,9 @@ void		 resolve_configure(struct resolve *, const struct config *);
 /*
  * Per-process state: the executable mappings of /proc/PID/maps and the
  * symbol tables of their files, captured when opened so that a process
- * that exits before the round still gets names.
+ * that exits before the round still gets names.  resolve_proc_open is
+ * NULL when the process is gone; resolve_user takes NULL and names every
+ * frame unknown.
  */
 struct resolve_proc *resolve_proc_open(struct resolve *, pid_t);
 void		 resolve_proc_refresh(struct resolve *, struct resolve_proc *);
@@ -39,6 +41,8 @@ void		 resolve_proc_close(struct resolve *, struct resolve_proc *);
 const char	*resolve_user(struct resolve *, struct resolve_proc *,
 		    uint64_t);
 const char	*resolve_kernel(struct resolve *, uint64_t);
+/* A frame at an ELF virtual address of a file (for resolve -f). */
+const char	*resolve_file(struct resolve *, const char *, uint64_t);
 
 void		 resolve_round_end(struct resolve *);
 void		 resolve_stats(struct resolve *, struct resolve_stats *);

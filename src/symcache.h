@@ -1,4 +1,48 @@
 #ifndef EBPFSPY_SYMCACHE_H
 #define EBPFSPY_SYMCACHE_H
 
+#include <sys/types.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct config;
+struct procmaps_entry;
+struct symcache;
+struct symcache_file;
+
+struct symcache_stats {
+	size_t		files;		/* tables cached */
+	size_t		bytes;		/* their memory */
+	uint64_t	hits;
+	uint64_t	misses;
+};
+
+struct symcache	*symcache_create(const struct config *);
+void		 symcache_free(struct symcache *);
+void		 symcache_configure(struct symcache *, const struct config *);
+
+/*
+ * The symbols of a mapping's file, or of a file by path.  A reference
+ * the caller gives back with symcache_put; NULL only for mappings that
+ * have no file (anonymous memory).
+ */
+struct symcache_file *symcache_get(struct symcache *, pid_t,
+		    const struct procmaps_entry *);
+struct symcache_file *symcache_get_path(struct symcache *, const char *);
+void		 symcache_put(struct symcache *, struct symcache_file *);
+int		 symcache_file_is_evicted(const struct symcache_file *);
+
+const char	*symcache_symbol(struct symcache *, struct symcache_file *,
+		    uint64_t);
+const char	*symcache_symbol_vaddr(struct symcache *,
+		    struct symcache_file *, uint64_t);
+int		 symcache_file_offset(const struct symcache_file *, uint64_t,
+		    uint64_t *);
+size_t		 symcache_file_count(const struct symcache_file *);
+const uint8_t	*symcache_file_build_id(const struct symcache_file *,
+		    size_t *);
+
+void		 symcache_round_end(struct symcache *);
+void		 symcache_stats(struct symcache *, struct symcache_stats *);
+
 #endif

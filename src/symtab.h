@@ -1,4 +1,47 @@
 #ifndef EBPFSPY_SYMTAB_H
 #define EBPFSPY_SYMTAB_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* One symbol: 16 bytes, its name an offset in the table's string block. */
+struct symtab_sym {
+	uint64_t	addr;
+	uint32_t	size;
+	uint32_t	name;
+};
+
+/* Sorted by address, one symbol per address, names in one block. */
+struct symtab {
+	struct symtab_sym	*v;
+	size_t			 n;
+	char			*names;
+	size_t			 names_len;
+};
+
+struct symtab_builder;
+
+struct symtab_builder *symtab_builder_create(void);
+void		 symtab_builder_free(struct symtab_builder *);
+int		 symtab_builder_add(struct symtab_builder *, uint64_t,
+		    uint64_t, uint64_t, const char *, size_t, int);
+int		 symtab_builder_add_copy(struct symtab_builder *, uint64_t,
+		    uint64_t, uint64_t, const char *, size_t, int);
+size_t		 symtab_builder_count(const struct symtab_builder *);
+void		 symtab_builder_index(struct symtab_builder *);
+int		 symtab_builder_has(const struct symtab_builder *, uint64_t);
+struct symtab	*symtab_builder_finish(struct symtab_builder *);
+
+void		 symtab_free(struct symtab *);
+const struct symtab_sym *symtab_find(const struct symtab *, uint64_t);
+const char	*symtab_lookup(const struct symtab *, uint64_t);
+size_t		 symtab_count(const struct symtab *);
+size_t		 symtab_bytes(const struct symtab *);
+
+static inline const char *
+symtab_name(const struct symtab *st, const struct symtab_sym *s)
+{
+	return st->names + s->name;
+}
+
 #endif
