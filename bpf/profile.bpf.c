@@ -26,6 +26,8 @@ char LICENSE[] SEC("license") = "GPL";
  */
 int collect_kthreads = 0;
 int collect_idle = 0;
+int collect_user = 1;		/* for pids whose config is pending */
+int collect_kernel = 1;
 int per_thread = 0;
 __u32 offcpu_states = PROFILE_TASK_INTERRUPTIBLE |
     PROFILE_TASK_UNINTERRUPTIBLE;
@@ -209,9 +211,13 @@ count_add(struct profile_key *key, __u64 v)
 	__sync_fetch_and_add(c, v);
 }
 
-/* Should this task be looked at at all?  Returns its config or NULL. */
+/*
+ * Should this task be looked at at all?  Returns its config or NULL.
+ * With pending, a pid whose config userspace has not written yet (a
+ * process that blocks right after its exec) is returned too.
+ */
 static __always_inline struct profile_pid_config *
-task_config(struct task_struct *task, __u32 tgid)
+task_config(struct task_struct *task, __u32 tgid, int pending)
 {
 	struct profile_pid_config	*cfg;
 
@@ -245,6 +251,8 @@ task_config(struct task_struct *task, __u32 tgid)
 	case PROFILE_PID_PYTHON:
 		return cfg;
 	case PROFILE_PID_UNKNOWN:
+		if (pending)
+			return cfg;
 		stat_add(PROFILE_STAT_UNKNOWN_DROP, 1);
 		return NULL;
 	default:
@@ -280,7 +288,7 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	stat_add(PROFILE_STAT_SAMPLES, 1);
 	id = bpf_get_current_pid_tgid();
 	task = (struct task_struct *)bpf_get_current_task();
-	if ((cfg = task_config(task, id >> 32)) == NULL)
+	if ((cfg = task_config(task, id >> 32, 0)) == NULL)
 		return 0;
 	key.pid = id >> 32;
 	key.tid = per_thread ? (__u32)id : 0;
@@ -315,14 +323,15 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 	if (!preempt && (prev_state & offcpu_states) != 0) {
 		tgid = BPF_CORE_READ(prev, tgid);
 		tid = BPF_CORE_READ(prev, pid);
-		if (tgid != 0 && (cfg = task_config(prev, tgid)) != NULL) {
+		if (tgid != 0 && (cfg = task_config(prev, tgid, 1)) != NULL) {
 			/* prev is still current: its stacks are walked. */
 			start.ts = now;
 			start.pid = tgid;
-			if (cfg->collect_kernel)
+			start.pending = cfg->type == PROFILE_PID_UNKNOWN;
+			if (start.pending ? collect_kernel : cfg->collect_kernel)
 				start.kstack = stack_store(ctx, 0,
 				    PROFILE_STAT_KSTACK_ERR, NULL, 0);
-			if (cfg->collect_user)
+			if (start.pending ? collect_user : cfg->collect_user)
 				start.ustack = stack_store(ctx,
 				    BPF_F_USER_STACK, PROFILE_STAT_USTACK_ERR,
 				    cfg, tgid);
@@ -344,6 +353,17 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 	key.kstack = sp->kstack;
 	key.ustack = sp->ustack;
 	key.kind = PROFILE_KIND_OFFCPU;
+	if (sp->pending) {
+		struct profile_pid_config	*pc;
+
+		pc = bpf_map_lookup_elem(&pid_config, &key.pid);
+		if (pc == NULL || (pc->type != PROFILE_PID_FP &&
+		    pc->type != PROFILE_PID_PYTHON)) {
+			bpf_map_delete_elem(&offcpu_start, &tid);
+			stat_add(PROFILE_STAT_OFFCPU_PENDING_DROP, 1);
+			return 0;
+		}
+	}
 	bpf_map_delete_elem(&offcpu_start, &tid);
 	if (delta < offcpu_min_ns) {
 		stat_add(PROFILE_STAT_OFFCPU_SHORT, 1);

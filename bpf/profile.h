@@ -90,7 +90,7 @@ struct profile_offcpu_start {
 	__u64	kstack;
 	__u64	ustack;
 	__u32	pid;
-	__u32	pad;
+	__u32	pending;	/* pid had no config yet: check at wakeup */
 };
 
 /* Per-CPU counters in the stats array map. */
@@ -116,6 +116,7 @@ enum profile_stat {
 	PROFILE_STAT_OFFCPU_SHORT,	/* waits below the minimum */
 	PROFILE_STAT_OFFCPU_LONG,	/* waits above the maximum */
 	PROFILE_STAT_EXITING,		/* samples of exiting tasks skipped */
+	PROFILE_STAT_OFFCPU_PENDING_DROP, /* pending wait, not profiled */
 	PROFILE_STAT_MAX
 };
 

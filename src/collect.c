@@ -308,12 +308,22 @@ collect_name(struct collect *c, size_t *nframes, const char *name)
 	c->names_len += len;
 }
 
+static int
+collect_is_bpf_frame(const char *name)
+{
+	size_t	 len = strlen(name);
+
+	return strncmp(name, "bpf_trace_run", 13) == 0 ||
+	    strncmp(name, "__bpf_trace_", 12) == 0 ||
+	    (len > 6 && strcmp(name + len - 6, " [bpf]") == 0);
+}
+
 static void
 collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
     int user, size_t *nframes)
 {
 	const uint64_t	*ip;
-	size_t		 n, i;
+	size_t		 n, i, skip;
 	uint64_t	 addr;
 
 	if (id == 0)
@@ -323,7 +333,17 @@ collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
 		collect_name(c, nframes, "[lost stack]");
 		return;
 	}
-	for (i = n; i-- > 0;) {
+	/*
+	 * A kernel stack walked from a tracepoint starts in the tracing
+	 * machinery and our own program: not the task's, drop them.
+	 */
+	skip = 0;
+	if (!user) {
+		while (skip < n && collect_is_bpf_frame(resolve_kernel(
+		    c->resolve, skip > 0 ? ip[skip] - 1 : ip[skip])))
+			skip++;
+	}
+	for (i = n; i-- > skip;) {
 		addr = i > 0 ? ip[i] - 1 : ip[i];
 		if (!user)
 			collect_name(c, nframes, resolve_kernel(c->resolve,

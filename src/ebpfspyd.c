@@ -59,6 +59,7 @@ static const char *const ebpfspyd_stat_names[PROFILE_STAT_MAX] = {
 	[PROFILE_STAT_OFFCPU_SHORT] = "offcpu_short",
 	[PROFILE_STAT_OFFCPU_LONG] = "offcpu_long",
 	[PROFILE_STAT_EXITING] = "exiting",
+	[PROFILE_STAT_OFFCPU_PENDING_DROP] = "offcpu_pending_drop",
 };
 
 static void __attribute__((noreturn))

@@ -252,6 +252,26 @@ pids_new(struct pids *p, pid_t pid)
 	return proc;
 }
 
+/*
+ * The idle task (pid 0): no /proc entry, no user space, named swapper as
+ * the kernel names it.
+ */
+static struct pids_proc *
+pids_idle(struct pids *p)
+{
+	struct pids_proc	*proc;
+
+	if ((proc = pids_find(p, 0)) != NULL)
+		return proc;
+	proc = pids_new(p, 0);
+	snprintf(proc->comm, sizeof(proc->comm), "swapper");
+	proc->service = xstrdup("swapper");
+	proc->kthread = 1;
+	proc->type = PROFILE_PID_FP;
+	proc->evaluated = 1;
+	return proc;
+}
+
 /* A pid being (re)used by a new process: keep the old one for naming. */
 static struct pids_proc *
 pids_fresh(struct pids *p, pid_t pid)
@@ -281,6 +301,11 @@ pids_event(struct pids *p, const struct profile_event *ev)
 	switch (ev->type) {
 	case PROFILE_EVENT_UNKNOWN_PID:
 		p->requests++;
+		if (pid == 0) {
+			/* The idle task, asked for when collect_idle is on. */
+			pids_write_config(p, pids_idle(p), 0);
+			break;
+		}
 		if (!proc_exists(pid)) {
 			/* Gone already: drop the placeholder. */
 			session_pid_delete(p->session, pid);
@@ -333,6 +358,8 @@ pids_get(struct pids *p, pid_t pid)
 		pids_open_maps(p, proc);
 		return proc;
 	}
+	if (pid == 0)
+		return pids_idle(p);
 	/* Counted before a restart of our state: look at it now. */
 	proc = pids_new(p, pid);
 	if (proc_exists(pid))
@@ -395,7 +422,7 @@ pids_round_end(struct pids *p)
 	for (i = 0; i < p->size;) {
 		proc = p->v[i];
 		if (proc == NULL || (proc->state == PIDS_ALIVE &&
-		    proc_exists(proc->pid))) {
+		    (proc->pid == 0 || proc_exists(proc->pid)))) {
 			i++;
 			continue;
 		}

@@ -202,6 +202,8 @@ session_set_knobs(struct session *s, const struct config *conf)
 {
 	s->skel->bss->collect_kthreads = conf->collect_kthreads;
 	s->skel->bss->collect_idle = conf->collect_idle;
+	s->skel->data->collect_user = conf->collect_user;
+	s->skel->data->collect_kernel = conf->collect_kernel;
 	s->skel->data->offcpu_states = conf->offcpu_states;
 	s->skel->data->offcpu_min_ns = conf->offcpu_min_block_us * 1000ULL;
 	s->skel->bss->offcpu_max_ns = conf->offcpu_max_block_us * 1000ULL;
@@ -459,6 +461,39 @@ session_stats(struct session *s, uint64_t *stats)
 			stats[i] += v[c];
 	}
 	free(v);
+}
+
+const char *
+session_stat_name(int stat)
+{
+	static const char *const names[PROFILE_STAT_MAX] = {
+		[PROFILE_STAT_SAMPLES] = "samples",
+		[PROFILE_STAT_COUNTED] = "counted",
+		[PROFILE_STAT_IDLE] = "idle",
+		[PROFILE_STAT_KTHREAD] = "kthread",
+		[PROFILE_STAT_NOT_PROFILED] = "not_profiled",
+		[PROFILE_STAT_UNKNOWN_PID] = "unknown_pid",
+		[PROFILE_STAT_UNKNOWN_DROP] = "unknown_drop",
+		[PROFILE_STAT_PID_MAP_FULL] = "pid_map_full",
+		[PROFILE_STAT_COUNTS_FULL] = "counts_full",
+		[PROFILE_STAT_STACKS_FULL] = "stacks_full",
+		[PROFILE_STAT_USTACK_ERR] = "ustack_err",
+		[PROFILE_STAT_KSTACK_ERR] = "kstack_err",
+		[PROFILE_STAT_RINGBUF_LOST] = "ringbuf_lost",
+		[PROFILE_STAT_EXEC] = "exec",
+		[PROFILE_STAT_EXIT] = "exit",
+		[PROFILE_STAT_OFFCPU_SWITCH] = "offcpu_switch",
+		[PROFILE_STAT_OFFCPU_NS] = "offcpu_ns",
+		[PROFILE_STAT_OFFCPU_START_FULL] = "offcpu_start_full",
+		[PROFILE_STAT_OFFCPU_SHORT] = "offcpu_short",
+		[PROFILE_STAT_OFFCPU_LONG] = "offcpu_long",
+		[PROFILE_STAT_EXITING] = "exiting",
+		[PROFILE_STAT_OFFCPU_PENDING_DROP] = "offcpu_pending_drop",
+	};
+
+	if (stat < 0 || stat >= PROFILE_STAT_MAX || names[stat] == NULL)
+		return "?";
+	return names[stat];
 }
 
 int

@@ -38,6 +38,8 @@ int		 session_pid_fd(struct session *);
 int		 session_offcpu_fd(struct session *);
 /* Sum the per-CPU counters into stats[PROFILE_STAT_MAX]. */
 void		 session_stats(struct session *, uint64_t *);
+/* The name of a counter, enum profile_stat; "?" if out of range. */
+const char	*session_stat_name(int);
 int		 session_ncpus(struct session *);
 int		 session_cpu_attached(struct session *);
 int		 session_offcpu_attached(struct session *);

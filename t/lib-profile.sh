@@ -27,8 +27,10 @@ folded () {
 }
 
 folded_sum () {
-	awk -v re="$1" '{ n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
-	    if (line ~ re) s += n } END { printf "%.0f\n", s }'
+	# The ERE goes through the environment: awk -v would eat its '\'.
+	FOLDED_RE=$1 awk '{ n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+	    if (line ~ ENVIRON["FOLDED_RE"]) s += n }
+	    END { printf "%.0f\n", s }'
 }
 
 percent () {

@@ -1,7 +1,7 @@
 /*
  * A CPU workload with a known split, built with frame pointers.
  *
- *   burn [-m split|stacks|syscall] [-t seconds] [-d depth]
+ *   burn [-m split|stacks|syscall] [-t seconds] [-d depth] [-j threads]
  *
  * split:   main -> burn_a for 3 units of work, burn_b for 1: 75% / 25%
  *          by construction (the same loop body, 3x the iterations).
@@ -10,7 +10,8 @@
  *          distinct stacks.
  * syscall: main -> sys_loop, entering the kernel with raw syscalls.
  *
- * Prints "ready <pid>" when it starts working; exits after -t seconds
+ * -j runs the work in that many threads (default 1).  Prints
+ * "ready <pid>" when it starts working; exits after -t seconds
  * (default 5).
  */
 /*
@@ -22,6 +23,7 @@
 
 #include <sys/syscall.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,40 +119,18 @@ sys_loop(double end)
 	}
 }
 
-int
-main(int argc, char **argv)
-{
-	const char	*mode = "split";
-	double		 secs = 5, end;
-	unsigned	 path = 0, npaths;
-	int		 ch, depth = 6;
+static const char	*mode = "split";
+static double		 end;
+static int		 depth = 6;
 
-	while ((ch = getopt(argc, argv, "d:m:t:")) != -1) {
-		switch (ch) {
-		case 'd':
-			depth = atoi(optarg);
-			break;
-		case 'm':
-			mode = optarg;
-			break;
-		case 't':
-			secs = atof(optarg);
-			break;
-		default:
-			fprintf(stderr, "usage: burn [-m split|stacks|syscall] "
-			    "[-t seconds] [-d depth]\n");
-			return 1;
-		}
-	}
-	if (depth < 0 || depth > 15)
-		depth = 6;
-	npaths = 1U << (2 * depth);
-	printf("ready %d\n", (int)getpid());
-	fflush(stdout);
-	end = now() + secs;
+static void *
+work(void *arg)
+{
+	unsigned	 path = 0, npaths = 1U << (2 * depth);
+
 	if (strcmp(mode, "syscall") == 0) {
 		sys_loop(end);
-		return 0;
+		return NULL;
 	}
 	while (now() < end) {
 		if (strcmp(mode, "stacks") == 0) {
@@ -164,5 +144,47 @@ main(int argc, char **argv)
 		}
 	}
 	spin(1);
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	pthread_t	 th[64];
+	double		 secs = 5;
+	int		 ch, i, nthreads = 1;
+
+	while ((ch = getopt(argc, argv, "d:j:m:t:")) != -1) {
+		switch (ch) {
+		case 'd':
+			depth = atoi(optarg);
+			break;
+		case 'j':
+			nthreads = atoi(optarg);
+			break;
+		case 'm':
+			mode = optarg;
+			break;
+		case 't':
+			secs = atof(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: burn [-m split|stacks|syscall] "
+			    "[-t seconds] [-d depth] [-j threads]\n");
+			return 1;
+		}
+	}
+	if (depth < 0 || depth > 15)
+		depth = 6;
+	if (nthreads < 1 || nthreads > 64)
+		nthreads = 1;
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	end = now() + secs;
+	for (i = 1; i < nthreads; i++)
+		pthread_create(&th[i], NULL, work, NULL);
+	work(NULL);
+	for (i = 1; i < nthreads; i++)
+		pthread_join(th[i], NULL);
 	return 0;
 }

@@ -13,6 +13,7 @@
  *          steps for (i + 1) * 250 ms in all, then exits; prints
  *          "blocked sleep_tI <ns>".
  * spawn:   1000 threads that each sleep 1 ms and exit.
+ * long:    main (wait_long) sleeps once, for -t seconds.
  */
 /*
  * Frames for every function, leaves included, whatever CFLAGS say: GCC
@@ -132,6 +133,12 @@ static void *(*const sleepers[8])(void *) = {
 	sleep_t4, sleep_t5, sleep_t6, sleep_t7
 };
 
+__attribute__((noinline)) static void
+wait_long(double secs)
+{
+	raw_sleep((long)(secs * 1000));
+}
+
 __attribute__((noinline)) static void *
 short_thread(void *arg)
 {
@@ -156,7 +163,7 @@ main(int argc, char **argv)
 			secs = atof(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: waiter [-m split|threads|spawn]"
+			fprintf(stderr, "usage: waiter [-m split|threads|spawn|long]"
 			    " [-t seconds]\n");
 			return 1;
 		}
@@ -169,6 +176,8 @@ main(int argc, char **argv)
 			pthread_create(&th[i], NULL, sleepers[i], NULL);
 		for (i = 0; i < 8; i++)
 			pthread_join(th[i], NULL);
+	} else if (strcmp(mode, "long") == 0) {
+		wait_long(secs);
 	} else if (strcmp(mode, "spawn") == 0) {
 		for (i = 0; i < 1000; i++) {
 			pthread_create(&th[0], NULL, short_thread, NULL);
