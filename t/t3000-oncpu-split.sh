@@ -18,8 +18,8 @@ test_expect_success ROOT,BPF 'profile the burn workload' '
 '
 
 test_expect_success ROOT,BPF 'main is under the comm, the leaves split 75/25' '
-	a=$(folded_sum "^b3000;(.*;)?main;burn_a(;|$)" <burn.folded) &&
-	b=$(folded_sum "^b3000;(.*;)?main;burn_b(;|$)" <burn.folded) &&
+	a=$(folded_sum "^b3000;(.*;)?main;work;burn_a(;|$)" <burn.folded) &&
+	b=$(folded_sum "^b3000;(.*;)?main;work;burn_b(;|$)" <burn.folded) &&
 	all=$(folded_sum "^b3000;" <burn.folded) &&
 	echo "burn_a $a burn_b $b all $all" &&
 	test $((a + b)) -ge 2000 &&

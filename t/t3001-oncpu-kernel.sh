@@ -13,12 +13,12 @@ test_expect_success ROOT,BPF 'collect_kernel on: kernel frames above sys_loop' '
 	./b3001 -m syscall -t 4 >burn.out &&
 	daemon_stop &&
 	folded cpu b3001 >on.folded &&
-	all=$(folded_sum ";main;sys_loop" <on.folded) &&
-	kern=$(folded_sum ";main;sys_loop;.*$KERNEL_RE" <on.folded) &&
+	all=$(folded_sum ";main;work;sys_loop" <on.folded) &&
+	kern=$(folded_sum ";main;work;sys_loop;.*$KERNEL_RE" <on.folded) &&
 	echo "sys_loop $all, with kernel frames $kern" &&
 	test "$all" -ge 100 &&
 	test "$kern" -ge $((all / 4)) &&
-	grep -E -q ";main;sys_loop;entry_SYSCALL_64_after_hwframe;do_syscall_64" on.folded
+	grep -E -q ";main;work;sys_loop;entry_SYSCALL_64_after_hwframe;do_syscall_64" on.folded
 '
 
 test_expect_success ROOT,BPF 'collect_kernel off: no kernel frame at all' '
@@ -31,10 +31,10 @@ test_expect_success ROOT,BPF 'collect_kernel off: no kernel frame at all' '
 	./b3001 -m syscall -t 4 >burn.out &&
 	daemon_stop &&
 	folded cpu b3001 >off.folded &&
-	all=$(folded_sum ";main;sys_loop" <off.folded) &&
+	all=$(folded_sum ";main;work;sys_loop" <off.folded) &&
 	test "$all" -ge 100 &&
 	! grep -E "$KERNEL_RE" off.folded &&
-	leaf=$(folded_sum ";main;sys_loop$" <off.folded) &&
+	leaf=$(folded_sum ";main;work;sys_loop$" <off.folded) &&
 	test "$leaf" = "$all"
 '
 

@@ -12,5 +12,6 @@ apt-get install -y -qq --no-install-recommends \
 	autoconf automake make gcc libc6-dev pkg-config \
 	clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libev-dev libinih-dev libprotobuf-c-dev protobuf-c-compiler \
-	python3 golang-go groff-base mandoc procps util-linux \
+	libmicrohttpd-dev prometheus curl libcurl4-openssl-dev \
+	python3 golang-go gawk binutils groff-base mandoc procps util-linux \
 	>/dev/null

@@ -1,0 +1,27 @@
+#ifndef EBPFSPY_SINKS_H
+#define EBPFSPY_SINKS_H
+
+#include <stddef.h>
+#include <time.h>
+
+struct config;
+struct ev_loop;
+struct profile;
+struct sinks;
+
+/*
+ * Where a round's profiles go: the files sink (pprof, folded, SVG,
+ * retention) and, when configured, the Pyroscope push.  Owned by the
+ * daemon; collect.c hands each round's profiles to sinks_round().
+ */
+struct sinks	*sinks_create(struct ev_loop *, const struct config *);
+void		 sinks_free(struct sinks *);
+int		 sinks_configure(struct sinks *, const struct config *);
+/* All profiles of one round, start and end in ns since the epoch. */
+int		 sinks_round(struct sinks *, const struct config *,
+		    struct profile *const *, size_t, int64_t, int64_t);
+/* Stopping: push or spool what is pending; nothing stays in memory. */
+void		 sinks_flush(struct sinks *);
+void		 sinks_log_state(struct sinks *);
+
+#endif

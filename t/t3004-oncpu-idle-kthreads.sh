@@ -1,0 +1,63 @@
+#!/bin/sh
+test_description='the idle task and kernel threads are counted only when configured'
+. "$(dirname "$0")/test-lib.sh"
+. "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
+. "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
+
+# Kernel threads the kernel runs on any machine: kworkers, ksoftirqd,
+# rcu, migration.
+KTHREADS='^(kworker|ksoftirqd|rcu_|migration|kcompactd|jbd2|kswapd|watchdog)'
+
+test_expect_success ROOT,BPF 'by default: no idle task, no kernel thread' '
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 997
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	dd if=/dev/zero of=data bs=1M count=64 conv=fsync 2>/dev/null &&
+	sync &&
+	idle=$(daemon_stat idle) &&
+	kthread=$(daemon_stat kthread) &&
+	daemon_stop &&
+	echo "idle $idle kthread $kthread" &&
+	test_path_is_missing out/cpu/swapper &&
+	ls out/cpu >services &&
+	! grep -E "$KTHREADS" services
+'
+
+test_expect_success ROOT,BPF 'collect_idle: the idle task is profiled as swapper' '
+	rm -rf out &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 997
+	collect_idle = yes
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	sleep 2 &&
+	daemon_stop &&
+	folded cpu swapper >idle.folded &&
+	n=$(folded_sum "^swapper;" <idle.folded) &&
+	echo "$n idle samples" &&
+	test "$n" -gt 0 &&
+	grep -E "^swapper;.*(do_idle|cpu_startup_entry|default_idle|pv_native_safe_halt|cpuidle)" idle.folded
+'
+
+test_expect_success ROOT,BPF 'collect_kthreads: kernel threads get profiles' '
+	rm -rf out &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 997
+	collect_kthreads = yes
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	for i in 1 2 3; do
+		dd if=/dev/zero of=data bs=1M count=64 conv=fsync 2>/dev/null &&
+		rm -f data && sync || return 1
+	done &&
+	daemon_stop &&
+	ls out/cpu >services &&
+	cat services &&
+	grep -E "$KTHREADS" services
+'
+
+test_done
