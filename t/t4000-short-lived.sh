@@ -51,8 +51,8 @@ test_expect_success ROOT,BPF,PYTHON3 'the pid map and the caches are back to the
 	map=$(daemon_state_value "[0-9]+ in the BPF pid map") &&
 	tables=$(daemon_state_value "unknown; [0-9]+ tables") &&
 	echo "before: $tracked0 $map0 $tables0 after: $tracked $map $tables" &&
-	test "$tracked" -le $((tracked0 + 20)) &&
-	test "$map" -le $((map0 + 20)) &&
+	test "$tracked" -le $((tracked0 + 100)) &&
+	test "$map" -le $((map0 + 100)) &&
 	test_line_count = 200 pids &&
 	bpftool -j map dump name pid_config >map.json &&
 	python3 -c "
