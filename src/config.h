@@ -1,0 +1,132 @@
+#ifndef EBPFSPY_CONFIG_H
+#define EBPFSPY_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* How a change of a key takes effect on reload. */
+enum config_reload {
+	CONFIG_LIVE,		/* applied by reload */
+	CONFIG_RESTART,		/* needs a restart: reload warns, keeps old */
+};
+
+enum config_type {
+	CONFIG_BOOL,
+	CONFIG_INT,
+	CONFIG_STRING,
+	CONFIG_ENUM,
+};
+
+struct config_enum {
+	const char	*name;
+	int		 value;
+};
+
+struct config_key {
+	const char			*section;
+	const char			*name;
+	enum config_type		 type;
+	size_t				 off;	/* in struct config */
+	long long			 min, max;	/* CONFIG_INT */
+	const struct config_enum	*enums;	/* CONFIG_ENUM */
+	const char			*def;	/* default, as written */
+	enum config_reload		 reload;
+	const char			*help;	/* one line, for the dump */
+};
+
+/* offcpu_states values (bits, as in bpf/profile.h). */
+#define CONFIG_OFFCPU_INTERRUPTIBLE	0x1
+#define CONFIG_OFFCPU_UNINTERRUPTIBLE	0x2
+
+/* demangle values. */
+enum config_demangle {
+	CONFIG_DEMANGLE_NONE,
+	CONFIG_DEMANGLE_SIMPLIFIED,
+	CONFIG_DEMANGLE_FULL,
+};
+
+struct config {
+	char		*path;
+
+	/* [daemon] */
+	long long	 collect_interval;	/* seconds */
+
+	/* [profile] */
+	int		 cpu;
+	int		 offcpu;
+	long long	 sample_rate;		/* Hz */
+	int		 collect_user;
+	int		 collect_kernel;
+	int		 collect_kthreads;
+	int		 collect_idle;
+	int		 offcpu_states;		/* CONFIG_OFFCPU_* bits */
+	long long	 offcpu_min_block_us;
+	long long	 offcpu_max_block_us;	/* 0: no maximum */
+	long long	 pid_map_entries;
+	long long	 counts_map_entries;
+	long long	 stack_map_entries;
+	long long	 offcpu_map_entries;
+	long long	 ringbuf_kb;
+
+	/* [symbols] */
+	int		 unknown_symbol_module_offset;
+	int		 unknown_symbol_address;
+	long long	 symbol_cache_files;
+	long long	 symbol_cache_rounds;
+	int		 demangle;		/* enum config_demangle */
+
+	/* [output] */
+	char		*output_dir;
+	int		 pprof;
+	int		 folded;
+	int		 svg;
+	long long	 retention_hours;	/* 0: keep forever */
+	long long	 max_bytes;		/* 0: no limit */
+
+	/* [metrics] */
+	char		*metrics_listen;	/* host:port; "": no listener */
+
+	/* [pyroscope] */
+	char		*pyroscope_url;		/* "": off */
+	int		 pyroscope_api;		/* enum pyroscope_api */
+	char		*pyroscope_basic_auth_user;
+	char		*pyroscope_basic_auth_password;
+	char		*pyroscope_basic_auth_password_file;
+	char		*pyroscope_bearer_token_file;
+	char		*pyroscope_tenant_id;
+	char		*pyroscope_headers;	/* "Name: value; ..." */
+	char		*pyroscope_tls_ca_file;
+	char		*pyroscope_tls_cert_file;
+	char		*pyroscope_tls_key_file;
+	int		 pyroscope_tls_insecure_skip_verify;
+	long long	 pyroscope_timeout;	/* seconds */
+	char		*pyroscope_spool_dir;
+	long long	 pyroscope_spool_max_bytes;
+	long long	 pyroscope_backoff_min;	/* seconds */
+	long long	 pyroscope_backoff_max;	/* seconds */
+	long long	 pyroscope_max_request_bytes;
+	long long	 pyroscope_flush_timeout; /* seconds */
+};
+
+/* Errors of one parse, each "file:line: [section] key: message". */
+struct config_errors {
+	char	**v;
+	size_t	  n;
+};
+
+extern const struct config_key	config_keys[];
+extern const size_t		config_nkeys;
+
+struct config	*config_defaults(void);
+struct config	*config_load(const char *, int, struct config_errors *);
+void		 config_free(struct config *);
+void		 config_errors_clear(struct config_errors *);
+void		 config_dump(const struct config *, FILE *);
+int		 config_key_equal(const struct config_key *,
+		    const struct config *, const struct config *);
+int		 config_keep_restart(const struct config *, struct config *);
+const struct config_key *config_key_find(const char *, const char *);
+/* A CONFIG_STRING value: NULL if it is good, else a message. */
+const char	*config_key_check(const struct config_key *, const char *);
+
+#endif
