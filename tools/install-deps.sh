@@ -7,11 +7,12 @@ if [ "$(id -u)" != 0 ]; then
 	echo "install-deps.sh: run as root" >&2
 	exit 1
 fi
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends \
+apt-get -o DPkg::Lock::Timeout=600 update -qq
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
 	autoconf automake make gcc libc6-dev pkg-config \
 	clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libev-dev libinih-dev libprotobuf-c-dev protobuf-c-compiler \
 	libmicrohttpd-dev prometheus curl libcurl4-openssl-dev \
 	python3 golang-go gawk binutils groff-base mandoc procps util-linux \
+	libxml2-utils chromium fonts-dejavu-core \
 	>/dev/null
