@@ -32,13 +32,9 @@ struct sink_file_buf {
 	size_t			 len;
 };
 
-static char	*sink_file_service(const char *);
-static int	 sink_file_mkdirs(const char *);
 static int	 sink_file_exists(const char *, const char *, const char *,
 		    int *);
 static char	*sink_file_base(const char *, time_t);
-static int	 sink_file_atomic(const char *, const char *,
-		    int (*)(FILE *, const void *), const void *);
 static int	 sink_file_pprof_cb(FILE *, const void *);
 static int	 sink_file_folded_cb(FILE *, const void *);
 
@@ -47,7 +43,7 @@ static int	 sink_file_folded_cb(FILE *, const void *);
  * characters, no leading '.' (so neither "." nor ".." nor a hidden
  * name, which is what temporary files look like), never empty.
  */
-static char *
+char *
 sink_file_service(const char *s)
 {
 	char	*d;
@@ -65,7 +61,7 @@ sink_file_service(const char *s)
 }
 
 /* mkdir -p, mode 0755; logs the component that failed. */
-static int
+int
 sink_file_mkdirs(const char *path)
 {
 	struct stat	 sb;
@@ -171,7 +167,7 @@ sink_file_base(const char *dir, time_t when)
  * Write dir/name through fill_cb: to a hidden temporary file first, then
  * renamed into place, so the name only ever shows a complete file.
  */
-static int
+int
 sink_file_atomic(const char *dir, const char *name,
     int (*fill_cb)(FILE *, const void *), const void *arg)
 {

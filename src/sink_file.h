@@ -1,6 +1,7 @@
 #ifndef EBPFSPY_SINK_FILE_H
 #define EBPFSPY_SINK_FILE_H
 
+#include <stdio.h>
 #include <time.h>
 
 struct config;
@@ -14,5 +15,18 @@ struct profile;
  */
 int	sink_file_write(const struct config *, const struct profile *,
 	    time_t);
+
+/*
+ * Shared with the flame graphs and retention, which write and sweep the
+ * same directories.  sink_file_service() returns the path component a
+ * service name is stored under (allocated).  sink_file_mkdirs() is
+ * mkdir -p.  sink_file_atomic() writes dir/name through the callback, via
+ * the temporary file dir/.name.XXXXXX renamed into place.  Those two
+ * return 0, or -1 after logging.
+ */
+char	*sink_file_service(const char *);
+int	 sink_file_mkdirs(const char *);
+int	 sink_file_atomic(const char *, const char *,
+	    int (*)(FILE *, const void *), const void *);
 
 #endif

@@ -1,0 +1,812 @@
+/*
+ * Flame graphs: the layout (widths that add up to the totals, stacks
+ * merged, callees by name, narrow frames left out, a bounded document),
+ * reading folded files back, hostile names in the XML, the hover titles,
+ * and latest.svg / last-hour.svg in a scratch output directory.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/config.h"
+#include "flamegraph.h"
+#include "profile.h"
+#include "sink_file.h"
+#include "xmalloc.h"
+#include "tap.h"
+
+#define WHEN		1796206500	/* 2026-12-02T10:15:00Z */
+#define FW		(FLAMEGRAPH_WIDTH - 2 * FLAMEGRAPH_XPAD)
+
+struct frames {
+	struct flamegraph_frame	*v;
+	char			**names;
+	size_t			 n;
+};
+
+static char	 tmpdir[] = "/tmp/t-flamegraph.XXXXXX";
+
+static int
+collect_cb(const struct flamegraph_frame *fr, void *arg)
+{
+	struct frames	*fs = arg;
+
+	fs->v = xreallocarray(fs->v, fs->n + 1, sizeof(*fs->v));
+	fs->names = xreallocarray(fs->names, fs->n + 1, sizeof(*fs->names));
+	fs->v[fs->n] = *fr;
+	fs->names[fs->n] = xstrdup(fr->name);
+	fs->v[fs->n].name = fs->names[fs->n];
+	fs->n++;
+	return 0;
+}
+
+static void
+frames_get(const struct profile *p, struct frames *fs)
+{
+	struct flamegraph	*fg;
+
+	memset(fs, 0, sizeof(*fs));
+	fg = flamegraph_create(p);
+	flamegraph_walk(fg, collect_cb, fs);
+	flamegraph_free(fg);
+}
+
+static void
+frames_free(struct frames *fs)
+{
+	size_t	 i;
+
+	for (i = 0; i < fs->n; i++)
+		free(fs->names[i]);
+	free(fs->names);
+	free(fs->v);
+}
+
+/* The frame of that name at that depth; NULL unless exactly one. */
+static const struct flamegraph_frame *
+frame_find(const struct frames *fs, unsigned int depth, const char *name)
+{
+	const struct flamegraph_frame	*found = NULL;
+	size_t				 i;
+
+	for (i = 0; i < fs->n; i++) {
+		if (fs->v[i].depth != depth || strcmp(fs->v[i].name, name) != 0)
+			continue;
+		if (found != NULL)
+			return NULL;
+		found = &fs->v[i];
+	}
+	return found;
+}
+
+static uint64_t
+depth_sum(const struct frames *fs, unsigned int depth)
+{
+	uint64_t	 s = 0;
+	size_t		 i;
+
+	for (i = 0; i < fs->n; i++)
+		if (fs->v[i].depth == depth)
+			s += fs->v[i].value;
+	return s;
+}
+
+static int
+frame_cmp(const void *va, const void *vb)
+{
+	const struct flamegraph_frame	*a = va, *b = vb;
+
+	if (a->depth != b->depth)
+		return a->depth < b->depth ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return 0;
+}
+
+/* Frames drawn without their caller: the layout must never do that. */
+static int
+orphans(const struct frames *fs)
+{
+	struct flamegraph_frame	*v;
+	size_t			 i, lo, hi, mid, first = 0, n = 0;
+	int			 bad = 0;
+
+	v = xcalloc(fs->n + 1, sizeof(*v));
+	memcpy(v, fs->v, fs->n * sizeof(*v));
+	qsort(v, fs->n, sizeof(*v), frame_cmp);
+	for (i = 0; i < fs->n; i++) {
+		if (v[i].depth == 0)
+			continue;
+		if (i == 0 || v[i - 1].depth != v[i].depth) {
+			/* The callers: [first, first + n). */
+			for (first = 0; first < i &&
+			    v[first].depth + 1 != v[i].depth; first++)
+				;
+			for (n = 0; first + n < i &&
+			    v[first + n].depth + 1 == v[i].depth; n++)
+				;
+		}
+		/* The last caller starting at or before it. */
+		for (lo = 0, hi = n; lo < hi; ) {
+			mid = (lo + hi) / 2;
+			if (v[first + mid].start <= v[i].start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || v[i].start + v[i].value >
+		    v[first + lo - 1].start + v[first + lo - 1].value)
+			bad++;
+	}
+	free(v);
+	return bad;
+}
+
+static void
+add(struct profile *p, const char *folded, uint64_t v)
+{
+	char		*s = xstrdup(folded), *t;
+	const char	*frames[64];
+	size_t		 n = 0;
+
+	for (t = strtok(s, ";"); t != NULL && n < 64; t = strtok(NULL, ";"))
+		frames[n++] = t;
+	profile_add(p, frames, n, v);
+	free(s);
+}
+
+static char *
+svg_of(const struct profile *p, const char *title, size_t *len)
+{
+	struct flamegraph	*fg;
+	FILE			*f;
+	char			*buf = NULL;
+
+	f = open_memstream(&buf, len);
+	fg = flamegraph_create(p);
+	if (flamegraph_svg_write(fg, title, f) == -1)
+		ok(0, "svg write: %s", strerror(errno));
+	flamegraph_free(fg);
+	fclose(f);
+	return buf;
+}
+
+/* Root frames' data-v and rect widths, summed, from the document. */
+static void
+svg_roots(const char *svg, uint64_t *values, double *widths, size_t *n)
+{
+	const char	*s = svg, *w;
+	uint64_t	 v;
+	double		 x;
+
+	*values = 0;
+	*widths = 0;
+	*n = 0;
+	while ((s = strstr(s, "<g data-d=\"0\" ")) != NULL) {
+		if (sscanf(s, "<g data-d=\"0\" data-s=\"%*[0-9]\" "
+		    "data-v=\"%" SCNu64 "\"", &v) == 1 &&
+		    (w = strstr(s, " width=\"")) != NULL &&
+		    sscanf(w, " width=\"%lf\"", &x) == 1) {
+			*values += v;
+			*widths += x;
+			(*n)++;
+		}
+		s++;
+	}
+}
+
+static int
+count(const char *hay, const char *needle)
+{
+	int	 n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay++;
+	}
+	return n;
+}
+
+/* xmllint --noout on the document: 0 ok, 1 error, -1 no xmllint. */
+static int
+xmllint(const char *svg, size_t len)
+{
+	char	*path, *cmd;
+	FILE	*f;
+	int	 rv;
+
+	if (system("xmllint --version >/dev/null 2>&1") != 0)
+		return -1;
+	xasprintf(&path, "%s/lint.svg", tmpdir);
+	f = fopen(path, "w");
+	fwrite(svg, 1, len, f);
+	fclose(f);
+	xasprintf(&cmd, "xmllint --noout '%s'", path);
+	rv = system(cmd) == 0 ? 0 : 1;
+	unlink(path);
+	free(cmd);
+	free(path);
+	return rv;
+}
+
+static void
+lint_ok(const char *svg, size_t len, const char *what)
+{
+	int	 rv = xmllint(svg, len);
+
+	if (rv == -1 && getenv("EBPFSPY_REQUIRE_BPF") == NULL)
+		printf("ok %d - %s # skip no xmllint\n", ++tap_n, what);
+	else
+		ok(rv == 0, "%s", what);
+}
+
+static void
+test_layout(void)
+{
+	struct profile			*p;
+	struct frames			 fs;
+	const struct flamegraph_frame	*f;
+
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	/* Out of order on purpose: the layout sorts. */
+	add(p, "other;z", 4);
+	add(p, "main;d", 5);
+	add(p, "main;a;c", 2);
+	add(p, "other;b", 6);
+	add(p, "main;a;b", 3);
+	add(p, "main", 4);
+	add(p, "main;a;b", 1);	/* the same stack again */
+	frames_get(p, &fs);
+
+	is_int(fs.n, 8, "one frame per distinct prefix");
+	is_int(depth_sum(&fs, 0), 25, "roots add up to the total");
+	f = frame_find(&fs, 0, "main");
+	ok(f != NULL && f->start == 0 && f->value == 15,
+	    "main: start 0, value 15 (callees and self)");
+	f = frame_find(&fs, 0, "other");
+	ok(f != NULL && f->start == 15 && f->value == 10,
+	    "other follows main by name");
+	/* main's own 4 first, then its callees by name. */
+	f = frame_find(&fs, 1, "a");
+	ok(f != NULL && f->start == 4 && f->value == 6, "main;a merged");
+	f = frame_find(&fs, 2, "b");
+	ok(f != NULL && f->start == 4 && f->value == 4,
+	    "main;a;b merged across adds");
+	f = frame_find(&fs, 2, "c");
+	ok(f != NULL && f->start == 8 && f->value == 2, "main;a;c after b");
+	f = frame_find(&fs, 1, "d");
+	ok(f != NULL && f->start == 10 && f->value == 5, "main;d after a");
+	f = frame_find(&fs, 1, "b");
+	ok(f != NULL && f->start == 15 && f->value == 6,
+	    "other;b before other;z");
+	f = frame_find(&fs, 1, "z");
+	ok(f != NULL && f->start == 21 && f->value == 4, "other;z last");
+	is_int(depth_sum(&fs, 1), 21, "depth 1 holds all but main's self");
+	frames_free(&fs);
+	profile_free(p);
+}
+
+static void
+test_min_width(void)
+{
+	struct profile	*p;
+	struct frames	 fs;
+
+	/* 0.1 px of 1180 px is 1/11800 of the total. */
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	add(p, "root;wide", 1000000 - 151);
+	add(p, "root;narrow;deeper", 84);	/* 0.099 px */
+	add(p, "root;smaller", 67);		/* 0.0791 px */
+	frames_get(p, &fs);
+	ok(frame_find(&fs, 1, "narrow") == NULL &&
+	    frame_find(&fs, 2, "deeper") == NULL,
+	    "a frame under 0.1 px is left out with its callees");
+	ok(frame_find(&fs, 1, "smaller") == NULL, "so is a smaller one");
+	is_int(depth_sum(&fs, 0), 1000000, "the root keeps their value");
+	frames_free(&fs);
+	profile_free(p);
+
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	add(p, "root;wide", 1000000 - 85);
+	add(p, "root;fits", 85);		/* 0.1003 px */
+	frames_get(p, &fs);
+	ok(frame_find(&fs, 1, "fits") != NULL, "0.1 px is drawn");
+	frames_free(&fs);
+	profile_free(p);
+}
+
+/* 100k distinct stacks: a bounded document, whole stacks from the root. */
+static void
+test_bounded(void)
+{
+	struct profile	*p;
+	struct frames	 fs;
+	char		 buf[256], *svg;
+	size_t		 i, len, n;
+	uint64_t	 values;
+	double		 widths;
+
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	for (i = 0; i < 100000; i++) {
+		snprintf(buf, sizeof(buf), "app;mod%zu;fn%zu;leaf%zu",
+		    i % 7, i % 1013, i);
+		add(p, buf, 1 + i % 5);
+	}
+	frames_get(p, &fs);
+	ok(fs.n > 1000 && fs.n <= FLAMEGRAPH_MAX_FRAMES,
+	    "100k stacks: %zu frames drawn, at most %d", fs.n,
+	    FLAMEGRAPH_MAX_FRAMES);
+	is_int(orphans(&fs), 0, "no frame is drawn without its caller");
+	frames_free(&fs);
+
+	svg = svg_of(p, "bounded", &len);
+	ok(len < 8 * 1024 * 1024, "the document is %zu bytes", len);
+	svg_roots(svg, &values, &widths, &n);
+	ok(n == 1 && values == profile_total(p) && widths > FW - 0.01 &&
+	    widths < FW + 0.01, "the root spans %.2f px", widths);
+	lint_ok(svg, len, "the bounded document is well-formed XML");
+	free(svg);
+	profile_free(p);
+
+	/*
+	 * 30001 frames, all but the root worth the same: the cap keeps the
+	 * shallowest, and exactly as many as it may.
+	 */
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	for (i = 0; i < 5000; i++) {
+		snprintf(buf, sizeof(buf), "root;a%zu;b%zu;c%zu;d%zu;e%zu;f%zu",
+		    i, i, i, i, i, i);
+		add(p, buf, 1);
+	}
+	frames_get(p, &fs);
+	is_int(fs.n, FLAMEGRAPH_MAX_FRAMES, "ties: exactly the cap is drawn");
+	is_int(depth_sum(&fs, 3) + depth_sum(&fs, 4), 5000 + 4999,
+	    "ties: the shallowest are kept");
+	is_int(depth_sum(&fs, 5), 0, "ties: the deepest are not");
+	is_int(orphans(&fs), 0, "ties: no frame without its caller");
+	frames_free(&fs);
+	profile_free(p);
+}
+
+static void
+test_folded_read(void)
+{
+	struct profile	*p;
+	struct frames	 fs;
+	FILE		*f;
+	char		*buf = NULL, *big;
+	size_t		 len = 0, budget;
+	long		 n;
+
+	f = open_memstream(&buf, &len);
+	fputs("a;b 3\n", f);
+	fputs("not a stack\n", f);
+	fputs("a;b   2\n", f);			/* several spaces */
+	fputs("a;c 12abc\n", f);		/* not a count */
+	fputs(" 5\n", f);			/* no frames */
+	fputs("a;c 0\n", f);
+	fputs("a;c 99999999999999999999999\n", f);	/* too big */
+	big = xmalloc(300 * 1024);
+	memset(big, 'x', 300 * 1024 - 1);
+	big[300 * 1024 - 1] = '\0';
+	fprintf(f, "a;%s 7\n", big);		/* over the line bound */
+	free(big);
+	fputs("a;;d 1\n", f);			/* an empty frame */
+	fputc('a', f);
+	fputc('\0', f);				/* a NUL in a line */
+	fputs(";e 1\n", f);
+	fputs("a;c 4\r\n", f);
+	fputs("a;f 6", f);			/* no newline at the end */
+	fclose(f);
+
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	f = fmemopen(buf, len, "r");
+	budget = SIZE_MAX;
+	n = flamegraph_folded_read(p, f, &budget);
+	fclose(f);
+	is_int(n, 5, "five lines are stacks");
+	is_int(SIZE_MAX - budget, len, "every byte read is counted");
+	is_int(profile_total(p), 16, "their values add up");
+	frames_get(p, &fs);
+	ok(frame_find(&fs, 1, "b") != NULL &&
+	    frame_find(&fs, 1, "b")->value == 5, "a;b merged: 5");
+	ok(frame_find(&fs, 1, "c") != NULL &&
+	    frame_find(&fs, 1, "c")->value == 4, "CRLF line read");
+	ok(frame_find(&fs, 2, "d") != NULL && frame_find(&fs, 1, "") != NULL,
+	    "an empty frame is kept as a frame");
+	ok(frame_find(&fs, 1, "f") != NULL, "the last line without newline");
+	frames_free(&fs);
+	profile_free(p);
+
+	/* A budget stops the read where it runs out. */
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	f = fmemopen(buf, len, "r");
+	budget = 12;	/* "a;b 3\n" and half the next line */
+	n = flamegraph_folded_read(p, f, &budget);
+	fclose(f);
+	ok(n == 1 && budget == 0 && profile_total(p) == 3,
+	    "a budget of 12 bytes reads one stack");
+	profile_free(p);
+	free(buf);
+}
+
+static void
+test_escape(void)
+{
+	struct profile	*p;
+	char		*svg, *s;
+	size_t		 len, i;
+	int		 bad = 0;
+
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	add(p, "app;<script>alert(1)</script>", 50);
+	add(p, "app;a&b \"q\" 'x' ]]> --> <!--", 50);
+	add(p, "app;ctl\001\033[31m\177", 50);
+	add(p, "app;bad\xff\xfe utf8 \xc3", 50);
+	add(p, "app;half\xe2\x82 \xed\xa0\x80 \xef\xbf\xbe "
+	    "\xf4\x90\x80\x80", 50);
+	add(p, "app;caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5", 50);
+	svg = svg_of(p, "title <&> \"'\001", &len);
+
+	ok(strstr(svg, "<script>alert") == NULL, "no injected element");
+	ok(strstr(svg, "&lt;script&gt;alert(1)&lt;/script&gt;") != NULL,
+	    "<script> escaped in the title");
+	ok(strstr(svg, "a&amp;b &quot;q&quot; &apos;x&apos; ]]&gt; --&gt; "
+	    "&lt;!--") != NULL, "& quotes ]]> --> <!-- escaped");
+	ok(strstr(svg, "ctl??[31m?") != NULL, "control characters are '?'");
+	ok(strstr(svg, "bad?? utf8 ?") != NULL, "invalid UTF-8 bytes are '?'");
+	ok(strstr(svg, "half?? ??? ??? ????") != NULL,
+	    "truncated, surrogate, U+FFFE, beyond U+10FFFF: '?'");
+	ok(strstr(svg, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5") != NULL,
+	    "valid UTF-8 is kept");
+	ok(strstr(svg, "title &lt;&amp;&gt; &quot;&apos;?</text>") != NULL,
+	    "the title is escaped");
+	for (s = svg, i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t')
+			bad++;
+	is_int(bad, 0, "no control characters in the document");
+	lint_ok(svg, len, "hostile names: well-formed XML");
+	free(svg);
+	profile_free(p);
+}
+
+static void
+test_text(void)
+{
+	struct profile	*p;
+	char		*svg, want[256], name[128];
+	size_t		 len, i, n;
+	uint64_t	 values;
+	double		 widths;
+
+	/* 20% of 1180 px: (236 - 6) / 7.08 = 32 characters fit. */
+	for (i = 0; i < 60; i++)
+		name[i] = 'a' + i % 26;
+	name[60] = '\0';
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	add(p, name, 20);
+	add(p, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9", 20);
+	add(p, "zz;one", 1);
+	add(p, "zz;tiny", 59);
+	svg = svg_of(p, "text", &len);
+
+	snprintf(want, sizeof(want), ">%.30s..</text>", name);
+	ok(strstr(svg, want) != NULL, "a long name is cut to 30 and '..'");
+	ok(strstr(svg, ">\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "..</text>") != NULL, "cut by characters, not bytes");
+	ok(strstr(svg, "><title>one (1 sample, 1.00%)</title>") != NULL,
+	    "hover title: name, 1 sample, percent");
+	ok(strstr(svg, "<title>zz (60 samples, 60.00%)</title>") != NULL,
+	    "hover title: 60 samples");
+	ok(strstr(svg, "\">one</text>") == NULL &&
+	    strstr(svg, "<text x=\"") != NULL,
+	    "no label in a box too narrow for 3 characters");
+	svg_roots(svg, &values, &widths, &n);
+	ok(n == 3 && values == 100 && widths > FW - 0.02 && widths < FW + 0.02,
+	    "root widths add up to %d px: %.2f", FW, widths);
+	free(svg);
+	profile_free(p);
+}
+
+static void
+test_offcpu(void)
+{
+	struct profile	*p;
+	char		*svg;
+	size_t		 len;
+
+	p = profile_create(PROFILE_TYPE_OFFCPU, 1, 0, 0);
+	add(p, "srv;read", 1500000);		/* 1.5 ms */
+	add(p, "srv;poll", 2500000000ULL);	/* 2.5 s */
+	svg = svg_of(p, "offcpu", &len);
+	ok(strstr(svg, "<title>read (1.500 ms, 0.06%)</title>") != NULL,
+	    "off-CPU title in ms");
+	ok(strstr(svg, "<title>poll (2.50 s, 99.94%)</title>") != NULL,
+	    "off-CPU title in s");
+	ok(strstr(svg, "data-total=\"2501500000\"") != NULL,
+	    "the total is in nanoseconds");
+	free(svg);
+	profile_free(p);
+}
+
+/* The fill of the first frame called name. */
+static void
+fill_of(const char *svg, const char *name, int rgb[3])
+{
+	char		 key[128];
+	const char	*s;
+
+	rgb[0] = rgb[1] = rgb[2] = -1;
+	snprintf(key, sizeof(key), "<title>%s (", name);
+	if ((s = strstr(svg, key)) != NULL &&
+	    (s = strstr(s, "fill=\"rgb(")) != NULL)
+		sscanf(s, "fill=\"rgb(%d,%d,%d)", &rgb[0], &rgb[1], &rgb[2]);
+}
+
+static void
+test_colours(void)
+{
+	struct profile	*p, *q, *o;
+	char		*a, *b, *c;
+	size_t		 len;
+	int		 x[3], y[3], z[3], i, warm = 1, blue = 1;
+	const char	*names[] = { "main", "read", "malloc", "burn_a",
+	    "do_syscall_64", "zz" };
+
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	q = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	o = profile_create(PROFILE_TYPE_OFFCPU, 1, 0, 0);
+	for (i = 0; i < 6; i++) {
+		add(p, names[i], 10);
+		add(q, names[i], 1 + i);
+		add(o, names[i], 10);
+	}
+	add(q, "other;main", 3);
+	a = svg_of(p, "a", &len);
+	b = svg_of(q, "b", &len);
+	c = svg_of(o, "c", &len);
+	for (i = 0; i < 6; i++) {
+		fill_of(a, names[i], x);
+		fill_of(b, names[i], y);
+		fill_of(c, names[i], z);
+		if (x[0] != y[0] || x[1] != y[1] || x[2] != y[2] || x[0] < 0)
+			ok(0, "%s: the same colour in both graphs", names[i]);
+		if (!(x[0] > x[1] && x[0] > x[2] && x[0] >= 200))
+			warm = 0;
+		if (!(z[2] > z[0] && z[2] > z[1] && z[2] >= 200))
+			blue = 0;
+	}
+	ok(1, "a name keeps its colour");
+	ok(warm, "on-CPU colours are warm");
+	ok(blue, "off-CPU colours are blue");
+	free(a);
+	free(b);
+	free(c);
+	profile_free(p);
+	profile_free(q);
+	profile_free(o);
+}
+
+static void
+test_empty(void)
+{
+	struct profile	*p;
+	char		*svg;
+	size_t		 len;
+
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	svg = svg_of(p, "empty", &len);
+	ok(strstr(svg, "no samples") != NULL && count(svg, "<g data-d") == 0,
+	    "an empty profile: no frames, says so");
+	lint_ok(svg, len, "the empty document is well-formed XML");
+	free(svg);
+	profile_free(p);
+}
+
+/* The scratch output directory. */
+
+static char *
+path_of(const char *rel)
+{
+	char	*p;
+
+	xasprintf(&p, "%s/%s", tmpdir, rel);
+	return p;
+}
+
+static char *
+slurp(const char *rel)
+{
+	FILE	*f;
+	char	*p = path_of(rel), *buf = NULL;
+	size_t	 cap = 0, len = 0, n;
+
+	if ((f = fopen(p, "r")) != NULL) {
+		do {
+			cap += 65536;
+			buf = xreallocarray(buf, cap + 1, 1);
+			n = fread(buf + len, 1, cap - len, f);
+			len += n;
+		} while (len == cap);
+		buf[len] = '\0';
+		fclose(f);
+	}
+	free(p);
+	return buf;
+}
+
+static void
+spit(const char *rel, const char *text)
+{
+	char	*p = path_of(rel);
+	FILE	*f;
+
+	if ((f = fopen(p, "w")) != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(p);
+}
+
+static uint64_t
+total_of(const char *svg)
+{
+	const char	*s;
+	uint64_t	 v = 0;
+
+	if (svg != NULL && (s = strstr(svg, "data-total=\"")) != NULL)
+		sscanf(s, "data-total=\"%" SCNu64, &v);
+	return v;
+}
+
+static struct profile *
+round_profile(uint64_t v)
+{
+	struct profile	*p;
+
+	p = profile_create(PROFILE_TYPE_CPU, 10000000, 0, 0);
+	profile_label_set(p, "service_name", "web/../x");
+	add(p, "web;main;work", v);
+	add(p, "web;main", 1);
+	return p;
+}
+
+/* Hidden files left in the service directory. */
+static int
+hidden_files(const char *rel)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		*p = path_of(rel);
+	int		 n = 0;
+
+	if ((d = opendir(p)) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			if (de->d_name[0] == '.' && strcmp(de->d_name, ".") &&
+			    strcmp(de->d_name, ".."))
+				n++;
+		closedir(d);
+	}
+	free(p);
+	return n;
+}
+
+static void
+test_write(void)
+{
+	struct config	*conf;
+	struct profile	*p;
+	struct stat	 sb;
+	char		*svg, *path, *outside;
+	const char	*dir = "out/cpu/web_.._x";
+
+	conf = config_defaults();
+	free(conf->output_dir);
+	conf->output_dir = path_of("out");
+
+	/* Rounds: two hours ago, half an hour ago, now. */
+	p = round_profile(1000);
+	ok(sink_file_write(conf, p, WHEN - 7200) == 0, "old round written");
+	profile_free(p);
+	p = round_profile(200);
+	sink_file_write(conf, p, WHEN - 1800);
+	profile_free(p);
+	/* A file from the future (a clock stepped back) is not read. */
+	p = round_profile(5000);
+	sink_file_write(conf, p, WHEN + 60);
+	profile_free(p);
+
+	/* Planted: a symlink and a FIFO named like profiles. */
+	outside = path_of("evil.folded");
+	spit("evil.folded", "evil 100000\n");
+	path = path_of("out/cpu/web_.._x/20261202T100000Z-7.folded");
+	ok(symlink(outside, path) == 0, "planted a symlink");
+	free(path);
+	path = path_of("out/cpu/web_.._x/20261202T100100Z.folded");
+	ok(mkfifo(path, 0600) == 0, "planted a FIFO");
+	free(path);
+	free(outside);
+	/* Not a profile's name, not read. */
+	spit("out/cpu/web_.._x/notes.folded", "notes 7777\n");
+
+	p = round_profile(30);
+	sink_file_write(conf, p, WHEN);
+	ok(flamegraph_write(conf, p, WHEN) == 0, "flamegraph_write");
+
+	svg = slurp("out/cpu/web_.._x/latest.svg");
+	ok(svg != NULL, "latest.svg written");
+	is_int(total_of(svg), 31, "latest.svg: this round");
+	ok(svg != NULL && strstr(svg, ">web_.._x: cpu, 2026-12-02 10:15:00 "
+	    "UTC</text>") != NULL, "latest.svg: service, type and time");
+	free(svg);
+	svg = slurp("out/cpu/web_.._x/last-hour.svg");
+	ok(svg != NULL, "last-hour.svg written");
+	is_int(total_of(svg), 201 + 31, "last-hour.svg: the rounds of the "
+	    "last hour, nothing planted");
+	ok(svg != NULL && strstr(svg, ">web_.._x: cpu, last hour, "
+	    "2026-12-02 09:15:00 to 10:15:00 UTC</text>") != NULL,
+	    "last-hour.svg: the hour in the title");
+	free(svg);
+	is_int(hidden_files(dir), 0, "no temporary file left");
+
+	/* svg = no: nothing; folded = no: latest only. */
+	path = path_of("out/cpu/web_.._x/latest.svg");
+	unlink(path);
+	free(path);
+	path = path_of("out/cpu/web_.._x/last-hour.svg");
+	unlink(path);
+	conf->svg = 0;
+	ok(flamegraph_write(conf, p, WHEN) == 0 && stat(path, &sb) == -1,
+	    "svg = no writes nothing");
+	conf->svg = 1;
+	conf->folded = 0;
+	ok(flamegraph_write(conf, p, WHEN) == 0 && stat(path, &sb) == -1,
+	    "folded = no: no last-hour.svg");
+	free(path);
+	path = path_of("out/cpu/web_.._x/latest.svg");
+	ok(stat(path, &sb) == 0, "folded = no: latest.svg");
+	free(path);
+	profile_free(p);
+	config_free(conf);
+}
+
+int
+main(void)
+{
+	char	*cmd;
+
+	if (mkdtemp(tmpdir) == NULL) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	test_layout();
+	test_min_width();
+	test_bounded();
+	test_folded_read();
+	test_escape();
+	test_text();
+	test_offcpu();
+	test_colours();
+	test_empty();
+	test_write();
+
+	xasprintf(&cmd, "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		diag("cannot remove the scratch directory");
+	free(cmd);
+	return done_testing();
+}
