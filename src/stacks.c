@@ -225,6 +225,11 @@ stacks_round_end(struct stacks *s)
 void
 stacks_stats(struct stacks *s, struct stacks_stats *st)
 {
+	size_t	 i;
+
 	*st = s->st;
 	st->entries = s->count;
+	st->bytes = s->size * sizeof(*s->v);
+	for (i = 0; i < s->size; i++)
+		st->bytes += s->v[i].n * sizeof(*s->v[i].ip);
 }

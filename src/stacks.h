@@ -9,6 +9,7 @@ struct stacks;
 
 struct stacks_stats {
 	size_t		entries;
+	size_t		bytes;		/* the table and the frames */
 	uint64_t	hits, misses, lost;
 	uint64_t	deleted, swept;
 };

@@ -1,0 +1,65 @@
+#ifndef EBPFSPY_METRICS_H
+#define EBPFSPY_METRICS_H
+
+#include <sys/socket.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct config;
+struct ebpfspyd;
+struct ev_loop;
+struct metrics;
+
+/*
+ * The Pyroscope push counters, filled on each scrape by whoever owns the
+ * push (see metrics_set_push).  requests: one entry per outcome, e.g.
+ * { "ok", 12 }, { "http_error", 1 }, { "network_error", 3 }.
+ */
+#define METRICS_PUSH_OUTCOMES	8
+struct metrics_push {
+	struct {
+		const char	*outcome;	/* a label value */
+		uint64_t	 n;
+	}		 requests[METRICS_PUSH_OUTCOMES];
+	size_t		 nrequests;
+	uint64_t	 retries;
+	uint64_t	 spool_bytes;		/* on disk now */
+	uint64_t	 spool_dropped;		/* profiles the spool lost */
+};
+typedef void	(*metrics_push_cb)(struct metrics_push *, void *);
+
+/*
+ * The HTTP listener of [metrics] listen: GET /metrics (Prometheus text
+ * format 0.0.4) and GET /debug/state (JSON), served by libmicrohttpd
+ * on the daemon's loop, without threads.  The pages read the daemon's
+ * state through the struct ebpfspyd when a request comes.  Never NULL:
+ * a listener that cannot be bound is logged and tried again on reload.
+ */
+struct metrics	*metrics_create(struct ev_loop *, const struct config *,
+		    struct ebpfspyd *);
+/* Reload: a changed listen re-binds; -1 keeps the old listener. */
+int		 metrics_configure(struct metrics *, const struct config *);
+void		 metrics_free(struct metrics *);
+/* Where the push counters come from; NULL: no push metrics. */
+void		 metrics_set_push(struct metrics *, metrics_push_cb, void *);
+
+/*
+ * "host:port" (IPv4 address or localhost) or "[IPv6 address]:port";
+ * 0, or -1 with *errstr set.
+ */
+int		 metrics_listen_parse(const char *, struct sockaddr_storage *,
+		    socklen_t *, const char **);
+/* For the config table: NULL if the value is good (or empty: off). */
+const char	*metrics_listen_check(const char *);
+
+/*
+ * The pages, written to a stream: /metrics (metrics_prom.c), with the
+ * push counters if mp is not NULL and the listener's request count;
+ * /debug/state (metrics_state.c), with the address listened on.
+ */
+void		 metrics_prom_write(FILE *, struct ebpfspyd *,
+		    const struct metrics_push *, uint64_t);
+void		 metrics_state_write(FILE *, struct ebpfspyd *, const char *);
+
+#endif
