@@ -1,0 +1,63 @@
+#ifndef EBPFSPY_PYROSCOPE_H
+#define EBPFSPY_PYROSCOPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The Pyroscope sink: each round's profiles are pushed to a Pyroscope
+ * server (the Push API, or the legacy /ingest), with libcurl's multi
+ * interface on the daemon's libev loop.  What cannot be delivered now
+ * waits in a spool on disk and is sent, oldest first, once the server
+ * answers again.  With [pyroscope] url empty the sink does nothing, but
+ * a reload can turn it on.
+ */
+
+struct config;
+struct ev_loop;
+struct profile;
+struct pyroscope;
+
+/* [pyroscope] api */
+enum pyroscope_api {
+	PYROSCOPE_API_PUSH,
+	PYROSCOPE_API_INGEST,
+};
+
+struct pyroscope_stats {
+	uint64_t	 requests_ok;		/* acknowledged (2xx) */
+	uint64_t	 requests_retry;	/* failed, to be retried */
+	uint64_t	 requests_failed;	/* rejected for good (4xx) */
+	uint64_t	 retries;		/* attempts after a failure */
+	uint64_t	 bytes_sent;		/* bodies of acknowledged ones */
+	uint64_t	 profiles_sent;		/* in acknowledged requests */
+	uint64_t	 queued;		/* requests waiting in memory */
+	uint64_t	 spool_files;
+	uint64_t	 spool_bytes;
+	uint64_t	 dropped_profiles;	/* rejected, spool full, lost */
+};
+
+struct pyroscope *pyroscope_create(struct ev_loop *, const struct config *);
+void		 pyroscope_free(struct pyroscope *);
+/* Apply [pyroscope] of a new config; -1 (logged) keeps the old. */
+int		 pyroscope_configure(struct pyroscope *,
+		    const struct config *);
+/*
+ * Queue a round's profiles (start and end in ns since the epoch) and
+ * start sending.  Never blocks: what cannot be sent now waits.
+ */
+void		 pyroscope_round(struct pyroscope *, const struct config *,
+		    struct profile *const *, size_t, int64_t, int64_t);
+/*
+ * Stopping: try to deliver what is pending for at most [pyroscope]
+ * flush_timeout seconds, then spool whatever is not acknowledged.
+ */
+void		 pyroscope_flush(struct pyroscope *);
+void		 pyroscope_stats(struct pyroscope *, struct pyroscope_stats *);
+void		 pyroscope_log_state(struct pyroscope *);
+
+/* Checks of config values, for the key table: NULL or a message. */
+const char	*pyroscope_url_check(const char *);
+const char	*pyroscope_headers_check(const char *);
+
+#endif

@@ -1,0 +1,55 @@
+#ifndef EBPFSPY_PYROSCOPE_REQ_H
+#define EBPFSPY_PYROSCOPE_REQ_H
+
+#include <sys/queue.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The requests of the Pyroscope sink, built from a round's profiles: the
+ * target (what follows the server's base URL: a path and a query) and
+ * the body.  Internal to pyroscope.c; the unit tests use it too.
+ */
+
+struct profile;
+
+#define PYROSCOPE_PUSH_PATH	"/push.v1.PusherService/Push"
+#define PYROSCOPE_INGEST_PATH	"/ingest"
+
+struct pyroscope_req {
+	TAILQ_ENTRY(pyroscope_req)	 entry;
+	uint64_t			 seq;
+	char				*target;
+	unsigned char			*body;	/* NULL: only in the spool */
+	size_t				 len;
+	uint32_t			 nprofiles;
+};
+TAILQ_HEAD(pyroscope_reqs, pyroscope_req);
+
+void	 pyroscope_req_free(struct pyroscope_req *);
+/*
+ * Append the Push API requests of a round to q: one series per profile,
+ * as few requests as max_bytes of raw profiles allow.  Returns the
+ * number of profiles that could not be encoded (logged).
+ */
+size_t	 pyroscope_req_push(struct pyroscope_reqs *, struct profile *const *,
+	    size_t, size_t);
+/* The same for /ingest: one request per profile. */
+size_t	 pyroscope_req_ingest(struct pyroscope_reqs *,
+	    struct profile *const *, size_t, int64_t, int64_t, long long);
+/* Is the target the Push API's (else /ingest)? */
+int	 pyroscope_req_is_push(const char *);
+
+/*
+ * The labels of a profile's series, sorted by name: __name__ (process_cpu
+ * or offcpu), service_name (never empty) and the profile's others, each
+ * name made a valid Prometheus label name, values valid UTF-8 of bounded
+ * length; names beginning with "__", duplicates and empty values are left
+ * out.  Returns the number of pairs; names[i] and values[i] are the
+ * caller's to free (pyroscope_req_labels_free).
+ */
+size_t	 pyroscope_req_labels(const struct profile *, char ***, char ***);
+void	 pyroscope_req_labels_free(char **, char **, size_t);
+
+#endif

@@ -1,0 +1,325 @@
+/*
+ * The Pyroscope sink's requests and settings, without a server: labels
+ * made acceptable to Pyroscope, the PushRequest read back with the
+ * generated decoder, splitting, the legacy /ingest target, and the
+ * checks of url, headers and secrets.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/config.h"
+#include "profile.h"
+#include "push.pb-c.h"
+#include "pyroscope.h"
+#include "pyroscope_conf.h"
+#include "pyroscope_req.h"
+#include "xmalloc.h"
+#include "tap.h"
+
+static struct profile *
+mkprofile(enum profile_type t, const char *svc, int nstacks)
+{
+	struct profile	*p;
+	const char	*frames[3];
+	char		 leaf[32];
+	int		 i;
+
+	p = profile_create(t, t == PROFILE_TYPE_CPU ? 10000000 : 1,
+	    1700000000123456789LL, 15000000000LL);
+	if (svc != NULL)
+		profile_label_set(p, "service_name", svc);
+	for (i = 0; i < nstacks; i++) {
+		snprintf(leaf, sizeof(leaf), "leaf_%d", i);
+		frames[0] = "main";
+		frames[1] = "work";
+		frames[2] = leaf;
+		profile_add(p, frames, 3, i + 1);
+	}
+	return p;
+}
+
+/* "name=value,..." of a profile's series labels. */
+static char *
+labels_of(const struct profile *p)
+{
+	char	**names, **values, *s = xstrdup(""), *t;
+	size_t	 n, i;
+
+	n = pyroscope_req_labels(p, &names, &values);
+	for (i = 0; i < n; i++) {
+		xasprintf(&t, "%s%s%s=%s", s, i ? "," : "", names[i],
+		    values[i]);
+		free(s);
+		s = t;
+	}
+	pyroscope_req_labels_free(names, values, n);
+	return s;
+}
+
+static void
+test_labels(void)
+{
+	struct profile	*p;
+	char		*s, big[3000];
+
+	p = mkprofile(PROFILE_TYPE_CPU, "api", 1);
+	profile_label_set(p, "zone", "eu-1");
+	profile_label_set(p, "Region", "x");
+	s = labels_of(p);
+	is_str(s, "Region=x,__name__=process_cpu,service_name=api,zone=eu-1",
+	    "cpu: __name__, service_name and the rest, sorted by name");
+	free(s);
+	profile_free(p);
+
+	p = mkprofile(PROFILE_TYPE_OFFCPU, "db", 1);
+	profile_label_set(p, "host.name", "a");
+	profile_label_set(p, "9lives", "b");
+	profile_label_set(p, "__private", "c");
+	profile_label_set(p, "empty", "");
+	profile_label_set(p, "ok\xff", "bad\xc3\x28utf8\xe2\x82\xac");
+	s = labels_of(p);
+	is_str(s, "_9lives=b,__name__=offcpu,host_name=a,"
+	    "ok_=bad?(utf8\xe2\x82\xac,service_name=db",
+	    "offcpu: names made valid, __ and empty ones left out, values "
+	    "made UTF-8");
+	free(s);
+	profile_free(p);
+
+	p = mkprofile(PROFILE_TYPE_CPU, NULL, 1);
+	profile_label_set(p, "service.name", "dup");
+	profile_label_set(p, "service_name2", "x");
+	s = labels_of(p);
+	is_str(s, "__name__=process_cpu,service_name=unknown,"
+	    "service_name2=x", "no service_name: \"unknown\"; a label "
+	    "renamed onto service_name is left out");
+	free(s);
+	profile_free(p);
+
+	p = mkprofile(PROFILE_TYPE_CPU, "big", 1);
+	memset(big, 'v', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	profile_label_set(p, "long", big);
+	s = labels_of(p);
+	ok(strlen(s) < 1100, "a long value is cut (%zu bytes)", strlen(s));
+	free(s);
+	profile_free(p);
+}
+
+static void
+test_push(void)
+{
+	struct pyroscope_reqs	 q;
+	struct pyroscope_req	*r;
+	struct profile		*profs[3];
+	Push__V1__PushRequest	*pr;
+	Push__V1__RawProfileSeries *s;
+	size_t			 i, nreq = 0, nseries = 0;
+
+	profs[0] = mkprofile(PROFILE_TYPE_CPU, "a", 10);
+	profs[1] = mkprofile(PROFILE_TYPE_OFFCPU, "a", 10);
+	profs[2] = mkprofile(PROFILE_TYPE_CPU, "b", 10);
+	TAILQ_INIT(&q);
+	is_int(pyroscope_req_push(&q, profs, 3, 1 << 20), 0,
+	    "three profiles encoded");
+	r = TAILQ_FIRST(&q);
+	ok(r != NULL && TAILQ_NEXT(r, entry) == NULL, "into one request");
+	is_str(r->target, PYROSCOPE_PUSH_PATH, "to the Push API");
+	ok(pyroscope_req_is_push(r->target), "which is_push knows");
+	is_int(r->nprofiles, 3, "carrying 3 profiles");
+	pr = push__v1__push_request__unpack(NULL, r->len, r->body);
+	ok(pr != NULL, "the body is a PushRequest");
+	is_int(pr->n_series, 3, "with 3 series");
+	for (i = 0; i < pr->n_series; i++) {
+		s = pr->series[i];
+		ok(s->n_labels == 2 &&
+		    strcmp(s->labels[0]->name, "__name__") == 0 &&
+		    strcmp(s->labels[1]->name, "service_name") == 0,
+		    "series %zu: __name__, service_name", i);
+		ok(s->n_samples == 1 && s->samples[0]->raw_profile.len > 18 &&
+		    s->samples[0]->raw_profile.data[0] == 0x1f &&
+		    s->samples[0]->raw_profile.data[1] == 0x8b,
+		    "series %zu: one sample, a gzipped profile", i);
+		is_int(strlen(s->samples[0]->id), 36, "series %zu: a UUID", i);
+	}
+	is_str(pr->series[1]->labels[0]->value, "offcpu", "the off-CPU one "
+	    "is offcpu");
+	is_str(pr->series[2]->labels[1]->value, "b", "the last one is b");
+	ok(strcmp(pr->series[0]->samples[0]->id,
+	    pr->series[2]->samples[0]->id) != 0, "ids differ");
+	push__v1__push_request__free_unpacked(pr, NULL);
+	while ((r = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, r, entry);
+		pyroscope_req_free(r);
+	}
+
+	/* Split: each profile is more than a third of the limit. */
+	for (i = 0; i < 3; i++)
+		profile_free(profs[i]);
+	for (i = 0; i < 3; i++)
+		profs[i] = mkprofile(PROFILE_TYPE_CPU, "s", 3000);
+	pyroscope_req_push(&q, profs, 3, 1);
+	TAILQ_FOREACH(r, &q, entry) {
+		pr = push__v1__push_request__unpack(NULL, r->len, r->body);
+		nreq++;
+		nseries += pr->n_series;
+		push__v1__push_request__free_unpacked(pr, NULL);
+	}
+	ok(nreq == 3 && nseries == 3, "a tiny limit: one series per request "
+	    "(%zu requests, %zu series)", nreq, nseries);
+	while ((r = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, r, entry);
+		pyroscope_req_free(r);
+	}
+	for (i = 0; i < 3; i++)
+		profile_free(profs[i]);
+	pyroscope_req_push(&q, profs, 0, 1 << 20);
+	ok(TAILQ_EMPTY(&q), "no profiles, no request");
+}
+
+static void
+test_ingest(void)
+{
+	struct pyroscope_reqs	 q;
+	struct pyroscope_req	*r;
+	struct profile		*profs[2];
+
+	profs[0] = mkprofile(PROFILE_TYPE_CPU, "my app/1", 2);
+	profile_label_set(profs[0], "pod", "p,1}");
+	profs[1] = mkprofile(PROFILE_TYPE_OFFCPU, "db", 2);
+	TAILQ_INIT(&q);
+	pyroscope_req_ingest(&q, profs, 2, 1700000000500000000LL,
+	    1700000015100000000LL, 97);
+	r = TAILQ_FIRST(&q);
+	is_str(r->target, "/ingest?name=my_app%2F1.cpu%7Bpod%3Dp_1_%7D"
+	    "&from=1700000000&until=1700000016&sampleRate=97"
+	    "&spyName=ebpfspy&format=pprof", "cpu: name, times, rate");
+	ok(!pyroscope_req_is_push(r->target), "not the Push API");
+	r = TAILQ_NEXT(r, entry);
+	is_str(r->target, "/ingest?name=db.offcpu%7B%7D&from=1700000000"
+	    "&until=1700000016&spyName=ebpfspy&format=pprof",
+	    "offcpu: no sample rate");
+	ok(r->body[0] == 0x1f && r->nprofiles == 1, "a gzipped profile");
+	while ((r = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, r, entry);
+		pyroscope_req_free(r);
+	}
+	profile_free(profs[0]);
+	profile_free(profs[1]);
+}
+
+static void
+test_checks(void)
+{
+	char	**h;
+	size_t	 n;
+	const char *why;
+
+	ok(pyroscope_url_check("") == NULL, "empty url: off");
+	ok(pyroscope_url_check("http://localhost:4040") == NULL, "http");
+	ok(pyroscope_url_check("HTTPS://p.example.com/prefix/") == NULL,
+	    "https with a path");
+	ok(pyroscope_url_check("ftp://x") != NULL, "ftp");
+	ok(pyroscope_url_check("localhost:4040") != NULL, "no scheme");
+	ok(pyroscope_url_check("http://") != NULL, "no host");
+	ok(pyroscope_url_check("http:///x") != NULL, "empty host");
+	ok(pyroscope_url_check("http://a b") != NULL, "a space");
+	ok(pyroscope_url_check("http://h/?q=1") != NULL, "a query");
+	ok(pyroscope_url_check("http://h:99999999") != NULL, "a bad port");
+
+	ok(pyroscope_conf_headers(" A: 1 |B-c:two; words|| ", &h, &n, &why) ==
+	    0 && n == 2 && strcmp(h[0], "A: 1") == 0 &&
+	    strcmp(h[1], "B-c: two; words") == 0, "two headers, trimmed");
+	free(h[0]);
+	free(h[1]);
+	free(h);
+	ok(pyroscope_headers_check("") == NULL, "no headers");
+	ok(pyroscope_headers_check("NoColon") != NULL, "no colon");
+	ok(pyroscope_headers_check(": x") != NULL, "no name");
+	ok(pyroscope_headers_check("Bad Name: x") != NULL, "space in a name");
+	ok(pyroscope_headers_check("A: x\r\nB: y") != NULL,
+	    "CR LF in a value");
+}
+
+static void
+test_conf(void)
+{
+	struct pyroscope_conf	*pc;
+	struct config		*conf;
+	char			 dir[] = "/tmp/t-pyroscope.XXXXXX", *path;
+	FILE			*f;
+
+	conf = config_defaults();
+	pc = pyroscope_conf_create(conf);
+	ok(pc != NULL && pc->url == NULL, "defaults: off");
+	ok(pc->spool_dir != NULL && pc->timeout == 10 &&
+	    pc->api == PYROSCOPE_API_PUSH, "defaults: a spool, 10 s, push");
+	ok(strcmp(pc->spool_dir, EBPFSPY_OUTDIR "/spool") == 0,
+	    "the spool is under the output directory");
+	pyroscope_conf_free(pc);
+
+	free(conf->pyroscope_url);
+	conf->pyroscope_url = xstrdup("http://h:4040///");
+	pc = pyroscope_conf_create(conf);
+	is_str(pc->url, "http://h:4040", "trailing slashes go");
+	pyroscope_conf_free(pc);
+
+	if (mkdtemp(dir) == NULL)
+		return;
+	xasprintf(&path, "%s/token", dir);
+	free(conf->pyroscope_bearer_token_file);
+	conf->pyroscope_bearer_token_file = xstrdup(path);
+	ok(pyroscope_conf_create(conf) == NULL, "a missing token file");
+	f = fopen(path, "w");
+	fputs("  abc \r\nsecond line\n", f);
+	fclose(f);
+	pc = pyroscope_conf_create(conf);
+	is_str(pc ? pc->bearer : NULL, "abc", "the token: first line, "
+	    "trimmed");
+	f = fopen(path, "w");
+	fputs("new\n", f);
+	fclose(f);
+	pyroscope_conf_refresh(pc);
+	is_str(pc->bearer, "new", "re-read before a request");
+	unlink(path);
+	pyroscope_conf_refresh(pc);
+	is_str(pc->bearer, "new", "a vanished file keeps the last token");
+	pyroscope_conf_free(pc);
+	f = fopen(path, "w");
+	fputs("a\001b\n", f);
+	fclose(f);
+	ok(pyroscope_conf_create(conf) == NULL, "a control character");
+	unlink(path);
+
+	free(conf->pyroscope_bearer_token_file);
+	conf->pyroscope_bearer_token_file = xstrdup("");
+	free(conf->pyroscope_basic_auth_password);
+	conf->pyroscope_basic_auth_password = xstrdup("pw");
+	ok(pyroscope_conf_create(conf) == NULL, "a password without a user");
+	free(conf->pyroscope_basic_auth_user);
+	conf->pyroscope_basic_auth_user = xstrdup("u");
+	free(conf->pyroscope_basic_auth_password_file);
+	conf->pyroscope_basic_auth_password_file = xstrdup(path);
+	ok(pyroscope_conf_create(conf) == NULL, "password and password_file");
+	free(conf->pyroscope_basic_auth_password_file);
+	conf->pyroscope_basic_auth_password_file = xstrdup("");
+	pc = pyroscope_conf_create(conf);
+	ok(pc != NULL && strcmp(pc->user, "u") == 0 &&
+	    strcmp(pc->password, "pw") == 0, "user and password");
+	pyroscope_conf_free(pc);
+	rmdir(dir);
+	free(path);
+	config_free(conf);
+}
+
+int
+main(void)
+{
+	test_labels();
+	test_push();
+	test_ingest();
+	test_checks();
+	test_conf();
+	return done_testing();
+}
