@@ -75,6 +75,17 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/*
+ * Thread names for the thread_name label, taken when a thread is seen:
+ * a thread that has exited by the end of the round keeps its name.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, char[PROFILE_COMM_LEN]);
+} thread_comm SEC(".maps");
+
 /* A stack is too large for the 512-byte BPF stack: walk into this. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -261,6 +272,15 @@ task_config(struct task_struct *task, __u32 tgid, int pending)
 	}
 }
 
+static __always_inline void
+thread_comm_note(__u32 tid)
+{
+	char	 comm[PROFILE_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	bpf_map_update_elem(&thread_comm, &tid, comm, BPF_ANY);
+}
+
 /* A sample taken in user mode has no kernel stack to walk. */
 static __always_inline int
 sample_in_user_mode(struct bpf_perf_event_data *ctx)
@@ -293,6 +313,8 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	key.pid = id >> 32;
 	key.tid = per_thread ? (__u32)id : 0;
 	key.kind = PROFILE_KIND_CPU;
+	if (per_thread)
+		thread_comm_note(key.tid);
 	if (cfg->collect_kernel && !sample_in_user_mode(ctx))
 		key.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR,
 		    NULL, 0);
@@ -327,6 +349,8 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 			/* prev is still current: its stacks are walked. */
 			start.ts = now;
 			start.pid = tgid;
+			if (per_thread)
+				thread_comm_note(tid);
 			start.pending = cfg->type == PROFILE_PID_UNKNOWN;
 			if (start.pending ? collect_kernel : cfg->collect_kernel)
 				start.kstack = stack_store(ctx, 0,

@@ -26,7 +26,9 @@
 #include "profile.h"
 #include "resolve.h"
 #include "session.h"
-#include "sink_file.h"
+#include "proc.h"
+#include "sinks.h"
+#include "target.h"
 #include "stacks.h"
 #include "xmalloc.h"
 
@@ -35,7 +37,7 @@
 
 struct collect_prof {
 	int		 kind;
-	char		*service;
+	char		*service;	/* the target's label identity */
 	struct profile	*p;
 };
 
@@ -56,6 +58,8 @@ struct collect {
 
 	struct collect_prof	*profs;		/* open addressing */
 	size_t			 nprofs, profs_size;
+	struct profile		**round_profs;	/* handed to the sinks */
+	struct sinks		*sinks;
 
 	int64_t			 start_real;	/* round start, ns */
 	uint64_t		 rounds;
@@ -75,7 +79,7 @@ collect_now(clockid_t clk)
 
 struct collect *
 collect_create(struct session *session, struct pids *pids,
-    struct resolve *resolve)
+    struct resolve *resolve, struct sinks *sinks)
 {
 	struct collect	*c;
 
@@ -91,6 +95,8 @@ collect_create(struct session *session, struct pids *pids,
 	c->names = xmalloc(c->names_cap);
 	c->profs_size = 64;
 	c->profs = xcalloc(c->profs_size, sizeof(*c->profs));
+	c->round_profs = xcalloc(c->profs_size, sizeof(*c->round_profs));
+	c->sinks = sinks;
 	c->start_real = collect_now(CLOCK_REALTIME);
 	return c;
 }
@@ -115,6 +121,7 @@ collect_free(struct collect *c)
 		return;
 	collect_profs_clear(c);
 	free(c->profs);
+	free(c->round_profs);
 	stacks_free(c->stacks);
 	free(c->keys);
 	free(c->vals);
@@ -243,18 +250,27 @@ collect_hash(const char *s, int kind)
 	return h;
 }
 
+/*
+ * The profile of a target and type.  A process's target is the one in
+ * force at the end of the round: after a reload that changed targets,
+ * what was counted before goes to the new ones.
+ */
 static struct profile *
 collect_profile(struct collect *c, const struct config *conf, int kind,
-    const char *service, int64_t now)
+    const struct pids_proc *proc, int64_t now)
 {
-	struct collect_prof	*old, *e;
-	size_t			 i, oldsize;
+	const struct target_labels	*l = proc->labels;
+	const char			*service;
+	struct collect_prof		*old, *e;
+	size_t				 i, oldsize;
 
 	if ((c->nprofs + 1) * 2 > c->profs_size) {
 		old = c->profs;
 		oldsize = c->profs_size;
 		c->profs_size *= 2;
 		c->profs = xcalloc(c->profs_size, sizeof(*c->profs));
+		c->round_profs = xreallocarray(c->round_profs, c->profs_size,
+		    sizeof(*c->round_profs));
 		c->nprofs = 0;
 		for (i = 0; i < oldsize; i++) {
 			if (old[i].p == NULL)
@@ -270,6 +286,7 @@ collect_profile(struct collect *c, const struct config *conf, int kind,
 		}
 		free(old);
 	}
+	service = l != NULL ? l->key : proc->comm;
 	e = &c->profs[collect_hash(service, kind) & (c->profs_size - 1)];
 	while (e->p != NULL) {
 		if (e->kind == kind && strcmp(e->service, service) == 0)
@@ -286,7 +303,11 @@ collect_profile(struct collect *c, const struct config *conf, int kind,
 	else
 		e->p = profile_create(PROFILE_TYPE_OFFCPU, 1, c->start_real,
 		    now - c->start_real);
-	profile_label_set(e->p, "service_name", service);
+	if (l != NULL) {
+		for (i = 0; i < l->n; i++)
+			profile_label_set(e->p, l->v[i].name, l->v[i].value);
+	} else
+		profile_label_set(e->p, "service_name", proc->comm);
 	c->nprofs++;
 	return e->p;
 }
@@ -356,14 +377,41 @@ collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
 	}
 }
 
+/*
+ * A thread's name: as BPF saw it, else as /proc has it, else its id.
+ */
+static const char *
+collect_thread_name(struct collect *c, uint32_t pid, uint32_t tid, char *buf,
+    size_t len)
+{
+	char	 name[64], comm[PROFILE_COMM_LEN];
+	ssize_t	 n;
+
+	if (bpf_map_lookup_elem(session_thread_comm_fd(c->session), &tid,
+	    comm) == 0) {
+		comm[sizeof(comm) - 1] = '\0';
+		snprintf(buf, len, "%s", comm);
+		return buf;
+	}
+	snprintf(name, sizeof(name), "task/%u/comm", tid);
+	if ((n = proc_read_file(pid, name, buf, len)) > 0) {
+		if (buf[n - 1] == '\n')
+			buf[n - 1] = '\0';
+		return buf;
+	}
+	snprintf(buf, len, "[%u]", tid);
+	return buf;
+}
+
 static void
 collect_entry(struct collect *c, const struct config *conf,
     const struct profile_key *key, uint64_t val, int64_t now)
 {
-	const char		*frames[COLLECT_MAX_FRAMES];
+	const char		*frames[COLLECT_MAX_FRAMES], *labels[4];
 	struct pids_proc	*proc;
 	struct profile		*p;
-	size_t			 nframes = 0, i;
+	char			 pidbuf[16], tname[PROFILE_COMM_LEN];
+	size_t			 nframes = 0, i, nl;
 
 	if (key->kind >= PROFILE_KIND_MAX || val == 0)
 		return;
@@ -374,9 +422,19 @@ collect_entry(struct collect *c, const struct config *conf,
 	collect_stack(c, proc, key->kstack, 0, &nframes);
 	for (i = 0; i < nframes; i++)
 		frames[i] = c->names + c->offs[i];
-	p = collect_profile(c, conf, key->kind, proc->service != NULL ?
-	    proc->service : proc->comm, now);
-	profile_add(p, frames, nframes, val);
+	p = collect_profile(c, conf, key->kind, proc, now);
+	nl = 0;
+	if (conf->label_pid) {
+		snprintf(pidbuf, sizeof(pidbuf), "%u", key->pid);
+		labels[nl * 2] = "pid";
+		labels[nl++ * 2 + 1] = pidbuf;
+	}
+	if (conf->label_thread_name && key->tid != 0) {
+		labels[nl * 2] = "thread_name";
+		labels[nl++ * 2 + 1] = collect_thread_name(c, key->pid,
+		    key->tid, tname, sizeof(tname));
+	}
+	profile_add_labels(p, frames, nframes, val, labels, nl);
 	if (key->kind == PROFILE_KIND_CPU)
 		c->samples += val;
 	else
@@ -387,8 +445,7 @@ int
 collect_round(struct collect *c, const struct config *conf, int final)
 {
 	int64_t		 t0, now;
-	time_t		 wall;
-	size_t		 i;
+	size_t		 i, n;
 	int		 rc = 0;
 
 	t0 = collect_now(CLOCK_MONOTONIC);
@@ -401,13 +458,13 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	for (i = 0; i < c->n; i++)
 		collect_entry(c, conf, &c->keys[i], c->vals[i], now);
 
-	wall = now / 1000000000;
-	for (i = 0; i < c->profs_size; i++) {
-		if (c->profs[i].p == NULL)
-			continue;
-		if (sink_file_write(conf, c->profs[i].p, wall) == -1)
-			rc = -1;
+	for (i = 0, n = 0; i < c->profs_size; i++) {
+		if (c->profs[i].p != NULL)
+			c->round_profs[n++] = c->profs[i].p;
 	}
+	if (sinks_round(c->sinks, conf, c->round_profs, n, c->start_real,
+	    now) == -1)
+		rc = -1;
 	c->last_entries = c->n;
 	c->last_profiles = c->nprofs;
 	collect_profs_clear(c);

@@ -11,9 +11,10 @@ struct config;
 struct pids;
 struct resolve;
 struct session;
+struct sinks;
 
 struct collect	*collect_create(struct session *, struct pids *,
-		    struct resolve *);
+		    struct resolve *, struct sinks *);
 void		 collect_free(struct collect *);
 /*
  * One round: drain what BPF counted, name it, build one profile per
@@ -30,7 +31,7 @@ struct collect_stats {
 	uint64_t		lost_stacks;	/* ids BPF no longer had */
 	double			last_ms;	/* the last round took */
 	double			total_ms;	/* all rounds took */
-	int64_t			last_end;	/* ns since the epoch; 0: none */
+	int64_t			last_end;	/* ns since the epoch, or 0 */
 	size_t			last_entries;	/* counts it drained */
 	size_t			last_profiles;
 	struct stacks_stats	stacks;

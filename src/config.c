@@ -9,16 +9,19 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ini.h>
 
 #include "config.h"
 #include "log.h"
+#include "target.h"
 #include "xmalloc.h"
 
 #define CONFIG_LINE_MAX		4096	/* inih's buffer, set below */
@@ -32,7 +35,8 @@ struct config_parse {
 	size_t			 linecap;
 	struct config		*conf;
 	struct config_errors	*errs;
-	int			 section_ok;
+	int			 section_ok;	/* 1 keys, 2 a target */
+	int			 in_section;
 	int			*seen;		/* line of each key, 0 unseen */
 };
 
@@ -104,6 +108,29 @@ config_key_find(const char *section, const char *name)
 	return NULL;
 }
 
+/*
+ * A [target "name"] section: add the target now, so its keys that follow
+ * go to it.  Returns -1 when the section is no target section.
+ */
+static int
+config_target_section(struct config_parse *p, const char *name)
+{
+	const char	*err;
+	size_t		 len = strlen(name);
+	char		*tname;
+
+	if (strncmp(name, "target \"", 8) != 0 || len < 10 ||
+	    name[len - 1] != '"')
+		return -1;
+	tname = xstrndup(name + 8, len - 9);
+	if (target_conf_add(p->conf, tname, p->lineno, &err) == -1)
+		config_error(p, name, NULL, "%s", err);
+	else
+		p->section_ok = 2;
+	free(tname);
+	return 0;
+}
+
 /* Check one raw line; return 0 to pass it to inih, -1 to hide it. */
 static int
 config_check_line(struct config_parse *p, char *s, size_t len)
@@ -139,14 +166,22 @@ config_check_line(struct config_parse *p, char *s, size_t len)
 	if (*s == '[') {
 		if ((end = strchr(s, ']')) == NULL) {
 			config_error(p, NULL, NULL, "missing ']' in section");
+			/* Its keys are reported with it, not again. */
+			p->in_section = 1;
+			p->section_ok = 0;
 			return -1;
 		}
 		name = xstrndup(s + 1, end - s - 1);
+		p->in_section = 1;
 		p->section_ok = config_section_is_known(name);
-		if (!p->section_ok)
+		if (!p->section_ok && config_target_section(p, name) == -1)
 			config_error(p, name, NULL, "unknown section");
 		free(name);
 		return 0;
+	}
+	if (!p->in_section && strchr(s, '=') != NULL) {
+		config_error(p, NULL, NULL, "key outside a section");
+		return -1;
 	}
 	if (strchr(s, '=') == NULL) {
 		config_error(p, NULL, NULL, "syntax error: expected "
@@ -195,6 +230,7 @@ config_set(struct config *conf, const struct config_key *k, const char *v,
 {
 	char			*p = (char *)conf + k->off, *end;
 	const struct config_enum *e;
+	const char		*msg;
 	long long		 ll;
 	int			 b;
 
@@ -217,6 +253,8 @@ config_set(struct config *conf, const struct config_key *k, const char *v,
 		*(long long *)p = ll;
 		break;
 	case CONFIG_STRING:
+		if ((msg = config_key_check(k, v)) != NULL)
+			return msg;
 		free(*(char **)p);
 		*(char **)p = xstrdup(v);
 		break;
@@ -252,6 +290,13 @@ config_handler(void *arg, const char *section, const char *name,
 
 	if (!p->section_ok)
 		return 1;	/* reported at the section line */
+	if (p->section_ok == 2) {
+		msg = target_conf_set(&p->conf->targets[p->conf->ntargets - 1],
+		    name, value, p->lineno, buf, sizeof(buf));
+		if (msg != NULL)
+			config_error(p, section, name, "%s", msg);
+		return 1;
+	}
 	if ((k = config_key_find(section, name)) == NULL) {
 		config_error(p, section, name, "unknown key");
 		return 1;
@@ -295,6 +340,7 @@ config_load(const char *path, int missing_ok, struct config_errors *errs)
 	struct config		*conf;
 	struct stat		 sb;
 	char			*line;
+	int			 fd;
 
 	memset(&p, 0, sizeof(p));
 	p.path = path;
@@ -302,15 +348,21 @@ config_load(const char *path, int missing_ok, struct config_errors *errs)
 	conf = config_defaults();
 	conf->path = xstrdup(path);
 
-	if ((p.f = fopen(path, "r")) == NULL) {
+	/* Non-blocking: a FIFO must not stop the daemon in open(). */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
 		if (errno == ENOENT && missing_ok)
 			return conf;
 		xasprintf(&line, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (fstat(fileno(p.f), &sb) == -1 || !S_ISREG(sb.st_mode)) {
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
 		xasprintf(&line, "%s: not a regular file", path);
-		fclose(p.f);
+		close(fd);
+		goto fail;
+	}
+	if ((p.f = fdopen(fd, "r")) == NULL) {
+		xasprintf(&line, "%s: %s", path, strerror(errno));
+		close(fd);
 		goto fail;
 	}
 	p.conf = conf;
@@ -356,6 +408,7 @@ config_free(struct config *conf)
 		if (config_keys[i].type == CONFIG_STRING)
 			free(*(char **)((char *)conf + config_keys[i].off));
 	}
+	target_conf_free(conf);
 	free(conf->path);
 	free(conf);
 }
@@ -420,6 +473,7 @@ config_dump(const struct config *conf, FILE *f)
 		fprintf(f, "%s = %s\t; %s, %s\n", k->name, buf, k->help,
 		    k->reload == CONFIG_LIVE ? "live" : "restart");
 	}
+	target_conf_dump(conf, f);
 }
 
 /*

@@ -94,7 +94,7 @@ struct config {
 	char		*pyroscope_basic_auth_password_file;
 	char		*pyroscope_bearer_token_file;
 	char		*pyroscope_tenant_id;
-	char		*pyroscope_headers;	/* "Name: value; ..." */
+	char		*pyroscope_headers;	/* "Name: value | ..." */
 	char		*pyroscope_tls_ca_file;
 	char		*pyroscope_tls_cert_file;
 	char		*pyroscope_tls_key_file;
@@ -106,6 +106,13 @@ struct config {
 	long long	 pyroscope_backoff_max;	/* seconds */
 	long long	 pyroscope_max_request_bytes;
 	long long	 pyroscope_flush_timeout; /* seconds */
+
+	/* [targets] and the [target "name"] sections (src/target.c) */
+	int		 targets_only;
+	int		 label_pid;
+	int		 label_thread_name;
+	struct target_conf *targets;
+	size_t		 ntargets;
 };
 
 /* Errors of one parse, each "file:line: [section] key: message". */

@@ -5,8 +5,11 @@
  */
 #include <stddef.h>
 #include <limits.h>
+#include <string.h>
 
 #include "config.h"
+#include "metrics.h"
+#include "pyroscope.h"
 
 #define OFF(f)	offsetof(struct config, f)
 
@@ -14,6 +17,12 @@ static const struct config_enum offcpu_states_enum[] = {
 	{ "both", CONFIG_OFFCPU_INTERRUPTIBLE | CONFIG_OFFCPU_UNINTERRUPTIBLE },
 	{ "interruptible", CONFIG_OFFCPU_INTERRUPTIBLE },
 	{ "uninterruptible", CONFIG_OFFCPU_UNINTERRUPTIBLE },
+	{ NULL, 0 }
+};
+
+static const struct config_enum pyroscope_api_enum[] = {
+	{ "push", PYROSCOPE_API_PUSH },
+	{ "ingest", PYROSCOPE_API_INGEST },
 	{ NULL, 0 }
 };
 
@@ -91,6 +100,100 @@ const struct config_key config_keys[] = {
 	    CONFIG_LIVE, "write gzipped pprof files" },
 	{ "output", "folded", CONFIG_BOOL, OFF(folded), 0, 0, NULL, "yes",
 	    CONFIG_LIVE, "write folded stack files" },
+	{ "output", "svg", CONFIG_BOOL, OFF(svg), 0, 0, NULL, "yes",
+	    CONFIG_LIVE, "write SVG flame graphs" },
+	{ "output", "retention_hours", CONFIG_INT, OFF(retention_hours),
+	    0, 876000, NULL, "72", CONFIG_LIVE,
+	    "hours profiles are kept (0: forever)" },
+	{ "output", "max_bytes", CONFIG_INT, OFF(max_bytes),
+	    0, 1LL << 50, NULL, "1073741824", CONFIG_LIVE,
+	    "total size of the output directory, bytes (0: no limit)" },
+
+	{ "metrics", "listen", CONFIG_STRING, OFF(metrics_listen), 0, 0, NULL,
+	    "127.0.0.1:9465", CONFIG_LIVE,
+	    "address of the metrics HTTP listener (empty: none)" },
+
+	{ "pyroscope", "url", CONFIG_STRING, OFF(pyroscope_url), 0, 0, NULL,
+	    "", CONFIG_LIVE, "Pyroscope server, http(s)://host:port (empty: "
+	    "no push)" },
+	{ "pyroscope", "api", CONFIG_ENUM, OFF(pyroscope_api), 0, 0,
+	    pyroscope_api_enum, "push", CONFIG_LIVE,
+	    "push (the Push API) or ingest (legacy /ingest)" },
+	{ "pyroscope", "basic_auth_user", CONFIG_STRING,
+	    OFF(pyroscope_basic_auth_user), 0, 0, NULL, "", CONFIG_LIVE,
+	    "HTTP basic auth user (empty: none)" },
+	{ "pyroscope", "basic_auth_password", CONFIG_STRING,
+	    OFF(pyroscope_basic_auth_password), 0, 0, NULL, "", CONFIG_LIVE,
+	    "HTTP basic auth password" },
+	{ "pyroscope", "basic_auth_password_file", CONFIG_STRING,
+	    OFF(pyroscope_basic_auth_password_file), 0, 0, NULL, "",
+	    CONFIG_LIVE, "file holding the basic auth password" },
+	{ "pyroscope", "bearer_token_file", CONFIG_STRING,
+	    OFF(pyroscope_bearer_token_file), 0, 0, NULL, "", CONFIG_LIVE,
+	    "file holding a bearer token (empty: none)" },
+	{ "pyroscope", "tenant_id", CONFIG_STRING, OFF(pyroscope_tenant_id),
+	    0, 0, NULL, "", CONFIG_LIVE, "X-Scope-OrgID header (empty: none)" },
+	{ "pyroscope", "headers", CONFIG_STRING, OFF(pyroscope_headers),
+	    0, 0, NULL, "", CONFIG_LIVE,
+	    "extra headers, \"Name: value | Name: value\"" },
+	{ "pyroscope", "tls_ca_file", CONFIG_STRING,
+	    OFF(pyroscope_tls_ca_file), 0, 0, NULL, "", CONFIG_LIVE,
+	    "CA certificates to verify the server (empty: the system's)" },
+	{ "pyroscope", "tls_cert_file", CONFIG_STRING,
+	    OFF(pyroscope_tls_cert_file), 0, 0, NULL, "", CONFIG_LIVE,
+	    "client certificate (empty: none)" },
+	{ "pyroscope", "tls_key_file", CONFIG_STRING,
+	    OFF(pyroscope_tls_key_file), 0, 0, NULL, "", CONFIG_LIVE,
+	    "client certificate's key" },
+	{ "pyroscope", "tls_insecure_skip_verify", CONFIG_BOOL,
+	    OFF(pyroscope_tls_insecure_skip_verify), 0, 0, NULL, "no",
+	    CONFIG_LIVE, "do not verify the server's certificate" },
+	{ "pyroscope", "timeout", CONFIG_INT, OFF(pyroscope_timeout),
+	    1, 3600, NULL, "10", CONFIG_LIVE, "seconds one request may take" },
+	{ "pyroscope", "spool_dir", CONFIG_STRING, OFF(pyroscope_spool_dir),
+	    0, 0, NULL, "", CONFIG_RESTART,
+	    "where undelivered requests wait (empty: <[output] dir>/spool)" },
+	{ "pyroscope", "spool_max_bytes", CONFIG_INT,
+	    OFF(pyroscope_spool_max_bytes), 4096, 1LL << 40, NULL,
+	    "268435456", CONFIG_LIVE,
+	    "size of the spool; beyond it the oldest go" },
+	{ "pyroscope", "backoff_min", CONFIG_INT, OFF(pyroscope_backoff_min),
+	    1, 3600, NULL, "1", CONFIG_LIVE,
+	    "seconds before the first retry" },
+	{ "pyroscope", "backoff_max", CONFIG_INT, OFF(pyroscope_backoff_max),
+	    1, 86400, NULL, "120", CONFIG_LIVE,
+	    "longest wait between retries, seconds" },
+	{ "pyroscope", "max_request_bytes", CONFIG_INT,
+	    OFF(pyroscope_max_request_bytes), 65536, 1LL << 30, NULL,
+	    "4194304", CONFIG_LIVE,
+	    "profiles per push request, bytes, before it is split" },
+	{ "pyroscope", "flush_timeout", CONFIG_INT,
+	    OFF(pyroscope_flush_timeout), 0, 60, NULL, "5", CONFIG_LIVE,
+	    "seconds to deliver at stop before spooling" },
+
+	{ "targets", "targets_only", CONFIG_BOOL, OFF(targets_only), 0, 0,
+	    NULL, "no", CONFIG_LIVE,
+	    "profile only processes a [target] section takes" },
+	{ "targets", "label_pid", CONFIG_BOOL, OFF(label_pid), 0, 0, NULL,
+	    "no", CONFIG_LIVE, "label each sample with its pid" },
+	{ "targets", "label_thread_name", CONFIG_BOOL, OFF(label_thread_name),
+	    0, 0, NULL, "no", CONFIG_LIVE,
+	    "label each sample with its thread's name" },
 };
 
 const size_t config_nkeys = sizeof(config_keys) / sizeof(config_keys[0]);
+
+const char *
+config_key_check(const struct config_key *k, const char *v)
+{
+	if (strcmp(k->section, "metrics") == 0 &&
+	    strcmp(k->name, "listen") == 0)
+		return metrics_listen_check(v);
+	if (strcmp(k->section, "pyroscope") == 0 &&
+	    strcmp(k->name, "url") == 0)
+		return pyroscope_url_check(v);
+	if (strcmp(k->section, "pyroscope") == 0 &&
+	    strcmp(k->name, "headers") == 0)
+		return pyroscope_headers_check(v);
+	return NULL;
+}

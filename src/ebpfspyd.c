@@ -24,10 +24,12 @@
 #include "config.h"
 #include "ebpfspyd.h"
 #include "log.h"
+#include "metrics.h"
 #include "pids.h"
 #include "reload.h"
 #include "resolve.h"
 #include "session.h"
+#include "sinks.h"
 #include "watch.h"
 #include "xmalloc.h"
 
@@ -37,30 +39,6 @@
 
 #define EBPFSPYD_READY	'R'	/* child to parent: startup done */
 
-static const char *const ebpfspyd_stat_names[PROFILE_STAT_MAX] = {
-	[PROFILE_STAT_SAMPLES] = "samples",
-	[PROFILE_STAT_COUNTED] = "counted",
-	[PROFILE_STAT_IDLE] = "idle",
-	[PROFILE_STAT_KTHREAD] = "kthread",
-	[PROFILE_STAT_NOT_PROFILED] = "not_profiled",
-	[PROFILE_STAT_UNKNOWN_PID] = "unknown_pid",
-	[PROFILE_STAT_UNKNOWN_DROP] = "unknown_drop",
-	[PROFILE_STAT_PID_MAP_FULL] = "pid_map_full",
-	[PROFILE_STAT_COUNTS_FULL] = "counts_full",
-	[PROFILE_STAT_STACKS_FULL] = "stacks_full",
-	[PROFILE_STAT_USTACK_ERR] = "ustack_err",
-	[PROFILE_STAT_KSTACK_ERR] = "kstack_err",
-	[PROFILE_STAT_RINGBUF_LOST] = "ringbuf_lost",
-	[PROFILE_STAT_EXEC] = "exec",
-	[PROFILE_STAT_EXIT] = "exit",
-	[PROFILE_STAT_OFFCPU_SWITCH] = "offcpu_switch",
-	[PROFILE_STAT_OFFCPU_NS] = "offcpu_ns",
-	[PROFILE_STAT_OFFCPU_START_FULL] = "offcpu_start_full",
-	[PROFILE_STAT_OFFCPU_SHORT] = "offcpu_short",
-	[PROFILE_STAT_OFFCPU_LONG] = "offcpu_long",
-	[PROFILE_STAT_EXITING] = "exiting",
-	[PROFILE_STAT_OFFCPU_PENDING_DROP] = "offcpu_pending_drop",
-};
 
 static void __attribute__((noreturn))
 ebpfspyd_usage(FILE *f, int status)
@@ -219,14 +197,14 @@ ebpfspyd_log_state(struct ebpfspyd *d)
 	    c->cpu ? "yes" : "no", c->offcpu ? "yes" : "no", c->output_dir);
 	pids_log_state(d->pids);
 	collect_log_state(d->collect);
+	sinks_log_state(d->sinks);
 
 	/* The BPF counters, a few to a line. */
 	session_stats(d->session, stats);
 	used = 0;
 	for (i = 0; i < PROFILE_STAT_MAX; i++) {
 		used += snprintf(line + used, sizeof(line) - used, " %s %llu",
-		    ebpfspyd_stat_names[i] != NULL ?
-		    ebpfspyd_stat_names[i] : "?",
+		    session_stat_name(i),
 		    (unsigned long long)stats[i]);
 		if (used >= sizeof(line))
 			used = sizeof(line) - 1;	/* truncated */
@@ -249,6 +227,8 @@ ebpfspyd_stop(struct ebpfspyd *d, const char *why)
 	log_info("%s: stopping after a final round", why);
 	if (collect_round(d->collect, d->conf, 1) == -1)
 		log_warnx("final round failed");
+	/* What a sink could not deliver yet goes to disk, not away. */
+	sinks_flush(d->sinks);
 	ev_break(d->loop, EVBREAK_ALL);
 }
 
@@ -420,7 +400,9 @@ ebpfspyd_free(struct ebpfspyd *d)
 	close(d->timer_fd);
 	watch_close(d->watch);
 	reload_free(d->reload);
+	metrics_free(d->metrics);
 	collect_free(d->collect);
+	sinks_free(d->sinks);
 	pids_free(d->pids);
 	session_close(d->session);
 	resolve_free(d->resolve);
@@ -522,10 +504,13 @@ ebpfspyd_main(int argc, char **argv)
 		fatalx("cannot start the BPF session, not starting");
 	if ((d->pids = pids_create(d->session, d->resolve, d->conf)) == NULL)
 		fatalx("cannot create the process table");
+	if ((d->sinks = sinks_create(d->loop, d->conf)) == NULL)
+		fatalx("cannot set up the sinks");
 	if ((d->collect = collect_create(d->session, d->pids,
-	    d->resolve)) == NULL)
+	    d->resolve, d->sinks)) == NULL)
 		fatalx("cannot set up collection rounds");
 	ebpfspyd_timer_open(d);
+	d->metrics = metrics_create(d->loop, d->conf, d);
 	d->reload = reload_create(d);
 	d->watch = watch_open(d);
 	ev_timer_init(&d->run_timer, ebpfspyd_run_cb,

@@ -11,7 +11,9 @@ struct config;
 struct pids;
 struct reload;
 struct resolve;
+struct metrics;
 struct session;
+struct sinks;
 struct watch;
 
 /* The daemon's state; one of it, owned by ebpfspyd.c. */
@@ -29,6 +31,8 @@ struct ebpfspyd {
 	struct pids		*pids;
 	struct resolve		*resolve;
 	struct collect		*collect;
+	struct sinks		*sinks;
+	struct metrics		*metrics;
 	struct watch		*watch;
 	struct reload		*reload;
 	int			 signal_fd;

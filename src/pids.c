@@ -18,11 +18,14 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
+#include "cgroup.h"
 #include "config.h"
 #include "log.h"
 #include "pids.h"
@@ -30,6 +33,7 @@
 #include "procmaps.h"
 #include "resolve.h"
 #include "session.h"
+#include "target.h"
 #include "xmalloc.h"
 
 #define PIDS_SWEEP_ROUNDS	10
@@ -68,7 +72,7 @@ pids_proc_free(struct pids *p, struct pids_proc *proc)
 	if (proc == NULL)
 		return;
 	resolve_proc_close(p->resolve, proc->rp);
-	free(proc->service);
+	target_labels_free(proc->labels);
 	free(proc);
 }
 
@@ -213,6 +217,38 @@ pids_open_maps(struct pids *p, struct pids_proc *proc)
 }
 
 /*
+ * Which target takes the process, with what labels; not profiled when
+ * none does and targets_only is set.  The labels are kept until the
+ * process execs or exits, or the targets change.
+ */
+static void
+pids_target(struct pids *p, struct pids_proc *proc)
+{
+	struct target_facts	 f;
+	struct cgroup_info	 cg;
+	char			 path[64], exe[PATH_MAX];
+	ssize_t			 n;
+
+	memset(&f, 0, sizeof(f));
+	f.pid = proc->pid;
+	f.comm = proc->comm;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)proc->pid);
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		f.exe = exe;
+	}
+	if (cgroup_read(proc->pid, &cg) == 0)
+		f.cg = &cg;
+	target_labels_free(proc->labels);
+	proc->labels = target_labels(p->conf, &f);
+	if (proc->labels == NULL ||
+	    (proc->kthread && !p->conf->collect_kthreads))
+		proc->type = PROFILE_PID_NONE;
+	else
+		proc->type = PROFILE_PID_FP;
+}
+
+/*
  * Decide how a process is profiled, and capture what names its frames:
  * its maps and symbol tables are read now, while it is alive.
  */
@@ -226,13 +262,7 @@ pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
 	if (comm != NULL)
 		snprintf(proc->comm, sizeof(proc->comm), "%s", comm);
 	proc->kthread = proc_is_kthread(proc->pid);
-	free(proc->service);
-	proc->service = xstrdup(proc->comm[0] != '\0' ? proc->comm :
-	    "unknown");
-	if (proc->kthread && !p->conf->collect_kthreads)
-		proc->type = PROFILE_PID_NONE;
-	else
-		proc->type = PROFILE_PID_FP;
+	pids_target(p, proc);
 	resolve_proc_close(p->resolve, proc->rp);
 	proc->rp = NULL;
 	pids_open_maps(p, proc);
@@ -265,7 +295,7 @@ pids_idle(struct pids *p)
 		return proc;
 	proc = pids_new(p, 0);
 	snprintf(proc->comm, sizeof(proc->comm), "swapper");
-	proc->service = xstrdup("swapper");
+	pids_target(p, proc);
 	proc->kthread = 1;
 	proc->type = PROFILE_PID_FP;
 	proc->evaluated = 1;
@@ -437,7 +467,13 @@ pids_round_end(struct pids *p)
 		pids_sweep(p);
 }
 
-/* New config: collect_user, collect_kernel or kthreads may have changed. */
+/*
+ * New config: targets, collect_user, collect_kernel or kthreads may have
+ * changed.  Every known process, profiled or not, is matched again and
+ * its BPF config rewritten: one that starts matching is profiled from
+ * now on, one that stops costs nothing more.  What was counted before
+ * goes, at the end of the round, to the targets in force then.
+ */
 void
 pids_configure(struct pids *p, const struct config *conf)
 {
@@ -448,10 +484,9 @@ pids_configure(struct pids *p, const struct config *conf)
 	for (i = 0; i < p->size; i++) {
 		if ((proc = p->v[i]) == NULL || proc->state != PIDS_ALIVE)
 			continue;
-		if (proc->kthread) {
-			proc->type = conf->collect_kthreads ? PROFILE_PID_FP :
-			    PROFILE_PID_NONE;
-		}
+		pids_target(p, proc);
+		if (proc->type == PROFILE_PID_FP)
+			pids_open_maps(p, proc);
 		pids_write_config(p, proc, 0);
 	}
 }

@@ -12,6 +12,7 @@ struct pids;
 struct resolve;
 struct resolve_proc;
 struct session;
+struct target_labels;
 
 enum pids_state {
 	PIDS_ALIVE,
@@ -26,7 +27,7 @@ struct pids_proc {
 	char			 comm[PROFILE_COMM_LEN];
 	int			 kthread;
 	int			 evaluated;
-	char			*service;	/* service_name label */
+	struct target_labels	*labels;	/* of its target */
 	struct resolve_proc	*rp;
 };
 

@@ -35,6 +35,7 @@ struct pprof_enc {
 	Perftools__Profiles__Location	 *locs, **locp;
 	Perftools__Profiles__Line	 *lines, **linep;
 	Perftools__Profiles__Sample	 *samples, **samplep;
+	Perftools__Profiles__Label	 *labels, **labelp;
 	uint64_t			 *locids;
 	int64_t				 *values, *comments;
 
@@ -175,27 +176,39 @@ pprof_functions(struct pprof_enc *e)
 }
 
 /*
- * One Sample per stack, location ids leaf first as pprof has them.
- * Per-sample labels, once the profile carries them, go in
- * samples[i].label with their strings from pprof_string().
+ * One Sample per stack, location ids leaf first as pprof has them, with
+ * the sample's labels (their strings are in the profile's table).
  */
 static void
 pprof_samples(struct pprof_enc *e)
 {
-	const uint32_t	*ids;
+	const uint32_t	*ids, *lids;
 	uint64_t	 value;
-	size_t		 nstacks, nframes = 0, i, j, k, n;
+	size_t		 nstacks, nframes = 0, nlabels = 0, i, j, k, l, n, nl;
 
 	nstacks = profile_nstacks(e->p);
 	for (i = 0; i < nstacks; i++) {
 		profile_stack(e->p, i, &n, NULL);
+		profile_stack_labels(e->p, i, &nl);
 		nframes += n;
+		nlabels += nl;
+	}
+	e->labels = xcalloc(nlabels + 1, sizeof(*e->labels));
+	e->labelp = xcalloc(nlabels + 1, sizeof(*e->labelp));
+	for (i = 0, l = 0; i < nstacks; i++) {
+		lids = profile_stack_labels(e->p, i, &nl);
+		for (j = 0; j < nl; j++, l++) {
+			perftools__profiles__label__init(&e->labels[l]);
+			e->labels[l].key = lids[2 * j];
+			e->labels[l].str = lids[2 * j + 1];
+			e->labelp[l] = &e->labels[l];
+		}
 	}
 	e->samples = xcalloc(nstacks + 1, sizeof(*e->samples));
 	e->samplep = xcalloc(nstacks + 1, sizeof(*e->samplep));
 	e->values = xcalloc(nstacks + 1, sizeof(*e->values));
 	e->locids = xcalloc(nframes + 1, sizeof(*e->locids));
-	for (i = 0, k = 0; i < nstacks; i++) {
+	for (i = 0, k = 0, l = 0; i < nstacks; i++) {
 		ids = profile_stack(e->p, i, &n, &value);
 		perftools__profiles__sample__init(&e->samples[i]);
 		e->samples[i].location_id = e->locids + k;
@@ -205,6 +218,10 @@ pprof_samples(struct pprof_enc *e)
 		e->values[i] = pprof_value(e->p, value);
 		e->samples[i].value = &e->values[i];
 		e->samples[i].n_value = 1;
+		profile_stack_labels(e->p, i, &nl);
+		e->samples[i].label = e->labelp + l;
+		e->samples[i].n_label = nl;
+		l += nl;
 		e->samplep[i] = &e->samples[i];
 	}
 	e->pb.sample = e->samplep;
@@ -273,6 +290,8 @@ pprof_enc_clear(struct pprof_enc *e)
 	free(e->values);
 	free(e->samplep);
 	free(e->samples);
+	free(e->labelp);
+	free(e->labels);
 	free(e->linep);
 	free(e->lines);
 	free(e->locp);

@@ -21,6 +21,7 @@
 struct profile_stack {
 	size_t		 off;		/* into frames */
 	size_t		 n;
+	size_t		 nlabels;	/* name, value id pairs after frames */
 	uint64_t	 value;
 	uint64_t	 hash;
 };
@@ -309,28 +310,44 @@ void
 profile_add(struct profile *p, const char *const *frames, size_t n,
     uint64_t value)
 {
+	profile_add_labels(p, frames, n, value, NULL, 0);
+}
+
+/*
+ * Add value to a stack with per-sample labels: nl name, value pairs in
+ * labels[0 .. 2 * nl - 1].  The same stack with other labels is another
+ * sample.  The label ids are kept after the stack's frame ids.
+ */
+void
+profile_add_labels(struct profile *p, const char *const *frames, size_t n,
+    uint64_t value, const char *const *labels, size_t nl)
+{
 	struct profile_stack	*st;
-	size_t			 i, j, mask;
+	size_t			 i, j, mask, all = n + 2 * nl;
 	uint64_t		 h;
 
 	if (n == 0)
 		return;
-	if (n > p->scratchcap) {
-		p->scratchcap = n < 128 ? 128 : n;
+	if (all > p->scratchcap) {
+		p->scratchcap = all < 128 ? 128 : all;
 		p->scratch = xreallocarray(p->scratch, p->scratchcap,
 		    sizeof(*p->scratch));
 	}
 	for (i = 0; i < n; i++)
 		p->scratch[i] = profile_intern(p, frames[i] != NULL ?
 		    frames[i] : "");
-	h = profile_hash_ids(p->scratch, n);
+	for (i = 0; i < 2 * nl; i++)
+		p->scratch[n + i] = profile_intern(p, labels[i] != NULL ?
+		    labels[i] : "");
+	h = profile_hash_ids(p->scratch, all);
 	p->total += value;
 
 	mask = p->stacktabsz - 1;
 	for (j = h & mask; p->stacktab[j] != 0; j = (j + 1) & mask) {
 		st = &p->stacks[p->stacktab[j] - 1];
-		if (st->hash == h && st->n == n && memcmp(p->frames + st->off,
-		    p->scratch, n * sizeof(*p->scratch)) == 0) {
+		if (st->hash == h && st->n == n && st->nlabels == nl &&
+		    memcmp(p->frames + st->off, p->scratch,
+		    all * sizeof(*p->scratch)) == 0) {
 			st->value += value;
 			return;
 		}
@@ -338,8 +355,8 @@ profile_add(struct profile *p, const char *const *frames, size_t n,
 
 	if (p->nstacks >= UINT32_MAX - 1)
 		fatalx("profile: too many stacks");
-	if (p->nframes + n > p->framecap) {
-		while (p->nframes + n > p->framecap)
+	if (p->nframes + all > p->framecap) {
+		while (p->nframes + all > p->framecap)
 			p->framecap = p->framecap ? p->framecap * 2 : 4096;
 		p->frames = xreallocarray(p->frames, p->framecap,
 		    sizeof(*p->frames));
@@ -349,13 +366,14 @@ profile_add(struct profile *p, const char *const *frames, size_t n,
 		p->stacks = xreallocarray(p->stacks, p->stackcap,
 		    sizeof(*p->stacks));
 	}
-	memcpy(p->frames + p->nframes, p->scratch, n * sizeof(*p->scratch));
+	memcpy(p->frames + p->nframes, p->scratch, all * sizeof(*p->scratch));
 	st = &p->stacks[p->nstacks];
 	st->off = p->nframes;
 	st->n = n;
+	st->nlabels = nl;
 	st->value = value;
 	st->hash = h;
-	p->nframes += n;
+	p->nframes += all;
 	p->stacktab[j] = p->nstacks + 1;
 	p->nstacks++;
 	if (p->nstacks * 2 > p->stacktabsz)
@@ -428,6 +446,18 @@ profile_stack(const struct profile *p, size_t i, size_t *n, uint64_t *value)
 	if (value != NULL)
 		*value = p->stacks[i].value;
 	return p->frames + p->stacks[i].off;
+}
+
+/* The per-sample labels of stack i: *nl name, value string id pairs. */
+const uint32_t *
+profile_stack_labels(const struct profile *p, size_t i, size_t *nl)
+{
+	if (i >= p->nstacks) {
+		*nl = 0;
+		return NULL;
+	}
+	*nl = p->stacks[i].nlabels;
+	return p->frames + p->stacks[i].off + p->stacks[i].n;
 }
 
 /* Set a label, replacing its value; a NULL value removes it. */

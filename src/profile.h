@@ -34,6 +34,8 @@ const char	*profile_label_get(const struct profile *, const char *);
  */
 void		 profile_add(struct profile *, const char *const *, size_t,
 		    uint64_t);
+void		 profile_add_labels(struct profile *, const char *const *,
+		    size_t, uint64_t, const char *const *, size_t);
 uint64_t	 profile_total(const struct profile *);
 size_t		 profile_nstacks(const struct profile *);
 
@@ -52,6 +54,8 @@ int		 profile_string_find(const struct profile *, const char *,
 const uint32_t	*profile_stack(const struct profile *, size_t, size_t *,
 		    uint64_t *);
 size_t		 profile_nlabels(const struct profile *);
+const uint32_t	*profile_stack_labels(const struct profile *, size_t,
+		    size_t *);
 const char	*profile_label_name(const struct profile *, size_t);
 const char	*profile_label_value(const struct profile *, size_t);
 

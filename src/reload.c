@@ -12,10 +12,12 @@
 #include "config.h"
 #include "ebpfspyd.h"
 #include "log.h"
+#include "metrics.h"
 #include "pids.h"
 #include "reload.h"
 #include "resolve.h"
 #include "session.h"
+#include "sinks.h"
 #include "xmalloc.h"
 
 /*
@@ -100,8 +102,13 @@ reload_now(struct ebpfspyd *d)
 		d->reload_failures++;
 		return -1;
 	}
+	sinks_configure(d->sinks, new);
 	pids_configure(d->pids, new);
 	resolve_configure(d->resolve, new);
+	/* A listener that cannot move keeps the old one: no reason to fail. */
+	if (metrics_configure(d->metrics, new) == -1)
+		log_warnx("%s: [metrics] listen: keeping the previous listener",
+		    d->conf_path);
 
 	d->conf = new;
 	if (new->collect_interval != old->collect_interval &&

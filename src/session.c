@@ -202,6 +202,8 @@ session_set_knobs(struct session *s, const struct config *conf)
 {
 	s->skel->bss->collect_kthreads = conf->collect_kthreads;
 	s->skel->bss->collect_idle = conf->collect_idle;
+	/* Thread ids in the counts only when samples are labelled by them. */
+	s->skel->bss->per_thread = conf->label_thread_name;
 	s->skel->data->collect_user = conf->collect_user;
 	s->skel->data->collect_kernel = conf->collect_kernel;
 	s->skel->data->offcpu_states = conf->offcpu_states;
@@ -436,6 +438,12 @@ int
 session_pid_fd(struct session *s)
 {
 	return bpf_map__fd(s->skel->maps.pid_config);
+}
+
+int
+session_thread_comm_fd(struct session *s)
+{
+	return bpf_map__fd(s->skel->maps.thread_comm);
 }
 
 int

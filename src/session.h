@@ -36,6 +36,7 @@ int		 session_counts_fd(struct session *);
 int		 session_stacks_fd(struct session *);
 int		 session_pid_fd(struct session *);
 int		 session_offcpu_fd(struct session *);
+int		 session_thread_comm_fd(struct session *);
 /* Sum the per-CPU counters into stats[PROFILE_STAT_MAX]. */
 void		 session_stats(struct session *, uint64_t *);
 /* The name of a counter, enum profile_stat; "?" if out of range. */

@@ -1,13 +1,16 @@
 /*
- * The sinks of a round's profiles.  Today: the files sink.  Each sink
- * takes the whole round, so that one that batches (a push) can.
+ * The sinks of a round's profiles: the files sink (pprof, folded, SVG
+ * flame graphs, retention).  Each sink takes the whole round, so that
+ * one that batches (a push) can.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "config.h"
+#include "flamegraph.h"
 #include "log.h"
 #include "profile.h"
+#include "retention.h"
 #include "sink_file.h"
 #include "sinks.h"
 #include "xmalloc.h"
@@ -49,11 +52,13 @@ sinks_round(struct sinks *s, const struct config *conf,
 	int	 rc = 0;
 
 	for (i = 0; i < n; i++) {
-		if (sink_file_write(conf, profiles[i], wall) == -1) {
+		if (sink_file_write(conf, profiles[i], wall) == -1 ||
+		    flamegraph_write(conf, profiles[i], wall) == -1) {
 			s->file_errors++;
 			rc = -1;
 		}
 	}
+	retention_run(conf, wall);
 	s->rounds++;
 	return rc;
 }

@@ -13,7 +13,10 @@ decoder.  Frame names are cleaned as ebpfspy's folded writer cleans
 them (';' -> ':', control characters -> '?', trailing spaces dropped,
 empty -> [unknown]) unless --raw is given.
 
-usage: pprof_decode.py [--summary] [--raw] [--index N] file|-
+With --labels, each line starts with the sample's labels in braces,
+"{name=value,...} root;...;leaf value".
+
+usage: pprof_decode.py [--summary] [--raw] [--labels] [--index N] file|-
 Exit status 0, or 1 with a message on stderr when the input is not a
 valid profile.
 """
@@ -222,7 +225,26 @@ def clean(name):
     return bytes(out)
 
 
-def folded(p, index, raw):
+def sample_labels(p, s):
+    out = []
+    for buf in s["label"]:
+        key = val = 0
+        num = None
+        for n, wt, v in fields(buf):
+            if n == 1:
+                key = scalar(wt, v)
+            elif n == 2:
+                val = scalar(wt, v)
+            elif n == 3:
+                num = int64(scalar(wt, v))
+        if num is not None and val == 0:
+            out.append(b"%s=%d" % (string(p, key), num))
+        else:
+            out.append(b"%s=%s" % (string(p, key), string(p, val)))
+    return b"{" + b",".join(sorted(out)) + b"} "
+
+
+def folded(p, index, raw, labels=False):
     funcs = {}
     for fn in p["function"]:
         if fn["id"] == 0:
@@ -255,6 +277,8 @@ def folded(p, index, raw):
         if not raw:
             frames = [clean(f) for f in frames]
         key = b";".join(frames)
+        if labels:
+            key = sample_labels(p, s) + key
         stacks[key] = stacks.get(key, 0) + s["value"][index]
     return b"".join(b"%s %d\n" % (k, stacks[k]) for k in sorted(stacks))
 
@@ -293,6 +317,8 @@ def main():
                     help="print types, period, totals and comments")
     ap.add_argument("--raw", action="store_true",
                     help="print frame names as they are")
+    ap.add_argument("--labels", action="store_true",
+                    help="start each line with the sample's labels")
     ap.add_argument("--index", type=int, default=0,
                     help="sample value index (default 0)")
     ap.add_argument("file", help="pprof file, gzipped or not; - for stdin")
@@ -310,7 +336,7 @@ def main():
         if args.summary:
             out = summary(p, args.index)
         else:
-            out = folded(p, args.index, args.raw)
+            out = folded(p, args.index, args.raw, args.labels)
     except (OSError, EOFError, zlib.error, DecodeError) as e:
         sys.stderr.write("pprof_decode: %s: %s\n" % (args.file, e))
         return 1

@@ -1,0 +1,63 @@
+#ifndef EBPFSPY_TARGET_H
+#define EBPFSPY_TARGET_H
+
+#include <sys/types.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct cgroup_info;
+struct config;
+
+struct target_label {
+	char	*name;
+	char	*value;
+};
+
+/* A [target "name"] section: match rules (ANDed) and labels. */
+struct target_conf {
+	char			*name;
+	int			 line;
+	char			*comm;		/* glob */
+	char			*exe;		/* glob */
+	char			*cgroup;	/* glob */
+	char			*container_id;	/* prefix, >= 12 hex */
+	long long		 pid;		/* 0: any */
+	struct target_label	*labels;
+	size_t			 nlabels;
+	int			*seen;		/* line of each key seen */
+};
+
+/* What is known of a process, to match targets against. */
+struct target_facts {
+	pid_t				 pid;
+	const char			*comm;
+	const char			*exe;		/* NULL: none */
+	const struct cgroup_info	*cg;
+};
+
+/* The labels of a process: sorted by name, with an identity string. */
+struct target_labels {
+	struct target_label	*v;
+	size_t			 n;
+	char			*key;		/* "name=value\n..." */
+	const char		*service;	/* the service_name value */
+};
+
+int		 target_conf_add(struct config *, const char *, int,
+		    const char **);
+const char	*target_conf_set(struct target_conf *, const char *,
+		    const char *, int, char *, size_t);
+void		 target_conf_free(struct config *);
+void		 target_conf_dump(const struct config *, FILE *);
+int		 target_conf_equal(const struct config *,
+		    const struct config *);
+int		 target_name_is_valid(const char *);
+int		 target_label_name_is_valid(const char *);
+
+struct target_labels *target_labels(const struct config *,
+		    const struct target_facts *);
+void		 target_labels_free(struct target_labels *);
+const char	*target_labels_get(const struct target_labels *,
+		    const char *);
+
+#endif

@@ -1,0 +1,184 @@
+/* Targets: parsing of [target "name"] sections, matching, labels. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "src/config.h"
+#include "target.h"
+#include "tap.h"
+
+static char	 path[] = "/tmp/t-target.XXXXXX";
+
+static struct config *
+load(const char *text, struct config_errors *errs)
+{
+	FILE	*f;
+
+	if ((f = fopen(path, "w")) == NULL)
+		return NULL;
+	fputs(text, f);
+	fclose(f);
+	memset(errs, 0, sizeof(*errs));
+	return config_load(path, 0, errs);
+}
+
+static int
+has_error(const struct config_errors *e, const char *want)
+{
+	size_t	 i;
+
+	for (i = 0; i < e->n; i++) {
+		if (strstr(e->v[i], want) != NULL)
+			return 1;
+	}
+	for (i = 0; i < e->n; i++)
+		printf("# error: %s\n", e->v[i]);
+	return 0;
+}
+
+static const char *
+service_of(const struct config *conf, pid_t pid, const char *comm,
+    const char *exe, const char *cgtext)
+{
+	static char		 buf[256];
+	struct cgroup_info	 cg;
+	struct target_facts	 f = { pid, comm, exe, &cg };
+	struct target_labels	*l;
+
+	cgroup_parse(cgtext, strlen(cgtext), &cg);
+	if ((l = target_labels(conf, &f)) == NULL)
+		return "(none)";
+	snprintf(buf, sizeof(buf), "%s", l->service);
+	target_labels_free(l);
+	return buf;
+}
+
+#define CID "3f4e1b2c9a8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f"
+
+int
+main(void)
+{
+	struct config_errors	 errs;
+	struct config		*conf;
+	struct cgroup_info	 cg;
+	struct target_facts	 f;
+	struct target_labels	*l;
+	int			 fd;
+
+	if ((fd = mkstemp(path)) == -1)
+		return 1;
+	close(fd);
+
+	conf = load(
+	    "[targets]\n"
+	    "label_pid = yes\n"
+	    "[target \"web\"]\n"
+	    "comm = nginx*\n"
+	    "exe = /usr/sbin/*\n"
+	    "label.env = prod\n"
+	    "[target \"db\"]\n"
+	    "cgroup = /system.slice/postgresql*.service\n"
+	    "label.service_name = database\n"
+	    "[target \"one\"]\n"
+	    "pid = 4242\n"
+	    "[target \"box\"]\n"
+	    "container_id = 3f4e1b2c9a8d\n"
+	    "[target \"any-nginx\"]\n"
+	    "comm = nginx*\n", &errs);
+	ok(conf != NULL, "a config with five targets loads");
+	if (conf == NULL)
+		return done_testing();
+	is_int(conf->ntargets, 5, "five targets");
+	is_str(conf->targets[0].name, "web", "in file order");
+	is_int(conf->label_pid, 1, "[targets] label_pid");
+
+	/* AND of rules: comm and exe. */
+	is_str(service_of(conf, 10, "nginx", "/usr/sbin/nginx", "0::/\n"),
+	    "web", "comm and exe match: web");
+	is_str(service_of(conf, 10, "nginx", "/opt/nginx", "0::/\n"),
+	    "any-nginx", "exe does not match: the next target");
+	is_str(service_of(conf, 10, "postgres", "/usr/lib/postgresql/15/bin/"
+	    "postgres", "0::/system.slice/postgresql@15-main.service\n"),
+	    "database", "cgroup glob, label.service_name");
+	is_str(service_of(conf, 4242, "anything", NULL, "0::/\n"), "one",
+	    "pid");
+	is_str(service_of(conf, 7, "app", "/app", "0::/system.slice/docker-"
+	    CID ".scope\n"), "box", "container id prefix");
+	is_str(service_of(conf, 7, "cron", "/usr/sbin/cron",
+	    "0::/system.slice/cron.service\n"), "cron",
+	    "default target: the systemd unit");
+	is_str(service_of(conf, 7, "app", "/app", "0::/system.slice/"
+	    "cri-containerd-0123456789abcdef0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef.scope\n"), "0123456789ab",
+	    "default target: the container");
+	is_str(service_of(conf, 7, "myprog", "/bin/myprog", "0::/\n"),
+	    "myprog", "default target: the comm");
+
+	/* Labels of a match. */
+	cgroup_parse("0::/kubepods.slice/kubepods-burstable.slice/"
+	    "kubepods-burstable-pod11112222_3333_4444_5555_666677778888.slice/"
+	    "cri-containerd-" CID ".scope\n", 1000, &cg);
+	f.pid = 1;
+	f.comm = "nginx";
+	f.exe = "/usr/sbin/nginx";
+	f.cg = &cg;
+	l = target_labels(conf, &f);
+	ok(l != NULL, "labels of a web process in a pod");
+	is_str(target_labels_get(l, "service_name"), "web", "service_name");
+	is_str(target_labels_get(l, "env"), "prod", "its own label");
+	is_str(target_labels_get(l, "container_id"), CID, "container_id");
+	is_str(target_labels_get(l, "pod_uid"),
+	    "11112222-3333-4444-5555-666677778888", "pod_uid");
+	is_str(target_labels_get(l, "qos_class"), "burstable", "qos_class");
+	is_str(l->v[0].name, "container_id", "labels are sorted");
+	target_labels_free(l);
+	config_free(conf);
+
+	/* targets_only. */
+	conf = load("[targets]\ntargets_only = yes\n[target \"x\"]\n"
+	    "comm = x\n", &errs);
+	ok(conf != NULL, "targets_only loads");
+	is_str(service_of(conf, 7, "x", NULL, "0::/\n"), "x", "x is taken");
+	is_str(service_of(conf, 7, "y", NULL, "0::/\n"), "(none)",
+	    "y is not profiled");
+	config_free(conf);
+
+	/* Errors, each with its line. */
+	conf = load("[target \"a\"]\ncomm = a\n[target \"a\"]\n", &errs);
+	ok(conf == NULL && has_error(&errs, ":3: [target \"a\"]: duplicate "
+	    "target"), "duplicate target");
+	config_errors_clear(&errs);
+	conf = load("[target \"bad name!\"]\n", &errs);
+	ok(conf == NULL && has_error(&errs, ":1: [target \"bad name!\"]: "
+	    "bad target name"), "bad target name");
+	config_errors_clear(&errs);
+	conf = load("[target \"a\"]\nlabel.9x = 1\nlabel.ok_1 = 2\n"
+	    "label.__name__ = 3\n", &errs);
+	ok(conf == NULL && has_error(&errs, ":2: [target \"a\"] label.9x: "
+	    "bad label name"), "bad label name");
+	ok(conf == NULL && has_error(&errs, ":4: [target \"a\"] "
+	    "label.__name__: label names starting with __ are reserved"),
+	    "reserved label name");
+	is_int(errs.n, 2, "label.ok_1 is fine");
+	config_errors_clear(&errs);
+	conf = load("[target \"a\"]\ncomm = a\ncomm = b\nfoo = 1\npid = x\n"
+	    "container_id = XYZ\n", &errs);
+	ok(conf == NULL && has_error(&errs, ":3: [target \"a\"] comm: "
+	    "duplicate key (first at line 2)"), "duplicate key");
+	ok(has_error(&errs, ":4: [target \"a\"] foo: unknown key"),
+	    "unknown key");
+	ok(has_error(&errs, ":5: [target \"a\"] pid: expected a process id"),
+	    "bad pid");
+	ok(has_error(&errs, ":6: [target \"a\"] container_id: expected 12 "
+	    "to 64 hex digits"), "bad container id");
+	config_errors_clear(&errs);
+	conf = load("cpu = no\n[profile]\n", &errs);
+	ok(conf == NULL && has_error(&errs, ":1: key outside a section"),
+	    "a key before any section is an error");
+	config_errors_clear(&errs);
+
+	unlink(path);
+	return done_testing();
+}
