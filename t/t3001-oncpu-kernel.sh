@@ -8,7 +8,10 @@ KERNEL_RE='(entry_SYSCALL_64_after_hwframe|do_syscall_64|__x64_sys_getppid|__do_
 
 test_expect_success ROOT,BPF 'collect_kernel on: kernel frames above sys_loop' '
 	mkworkload burn b3001 &&
-	profile_config </dev/null &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 499
+	EOF
 	daemon_start -c ebpfspy.conf -o out &&
 	./b3001 -m syscall -t 4 >burn.out &&
 	daemon_stop &&
@@ -25,6 +28,7 @@ test_expect_success ROOT,BPF 'collect_kernel off: no kernel frame at all' '
 	rm -rf out &&
 	profile_config <<-\EOF &&
 	[profile]
+	sample_rate = 499
 	collect_kernel = no
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&

@@ -43,7 +43,10 @@ in_ranges () {
 test_lazy_prereq GAWK 'command -v gawk'
 
 test_expect_success ROOT,BPF,GAWK 'module+0xoffset by default, offsets inside the functions' '
-	profile_config </dev/null &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 499
+	EOF
 	daemon_start -c ebpfspy.conf -o out &&
 	./b3003 -t 3 >w.out &&
 	daemon_stop &&
@@ -59,6 +62,8 @@ test_expect_success ROOT,BPF,GAWK 'module+0xoffset by default, offsets inside th
 test_expect_success ROOT,BPF,GAWK 'the raw address when asked, inside the functions' '
 	rm -rf out &&
 	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 499
 	[symbols]
 	unknown_symbol_module_offset = no
 	unknown_symbol_address = yes
@@ -88,6 +93,8 @@ test_expect_success ROOT,BPF,GAWK 'the raw address when asked, inside the functi
 test_expect_success ROOT,BPF '[unknown] with both options off' '
 	rm -rf out &&
 	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 499
 	[symbols]
 	unknown_symbol_module_offset = no
 	unknown_symbol_address = no

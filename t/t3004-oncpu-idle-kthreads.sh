@@ -25,6 +25,8 @@ test_expect_success ROOT,BPF 'by default: no idle task, no kernel thread' '
 	! grep -E "$KTHREADS" services
 '
 
+# The idle task runs only when a CPU has nothing else to do: on a busy
+# machine that can take a while, so wait for its first profile.
 test_expect_success ROOT,BPF 'collect_idle: the idle task is profiled as swapper' '
 	rm -rf out &&
 	profile_config <<-\EOF &&
@@ -32,8 +34,12 @@ test_expect_success ROOT,BPF 'collect_idle: the idle task is profiled as swapper
 	sample_rate = 997
 	collect_idle = yes
 	EOF
+	sed -i "s/^collect_interval = .*/collect_interval = 1/" ebpfspy.conf &&
 	daemon_start -c ebpfspy.conf -o out &&
-	sleep 2 &&
+	n=0 &&
+	while ! ls out/cpu/swapper/*.folded >/dev/null 2>&1; do
+		n=$((n + 1)) && test $n -lt 600 && sleep 0.1 || return 1
+	done &&
 	daemon_stop &&
 	folded cpu swapper >idle.folded &&
 	n=$(folded_sum "^swapper;" <idle.folded) &&

@@ -53,7 +53,8 @@ test_expect_success ROOT,BPF,PYTHON3 'the pid map and the caches are back to the
 	echo "before: $tracked0 $map0 $tables0 after: $tracked $map $tables" &&
 	test "$tracked" -le $((tracked0 + 100)) &&
 	test "$map" -le $((map0 + 100)) &&
-	test_line_count = 200 pids &&
+	grep "^ready " pids >readies &&
+	test_line_count = 200 readies &&
 	bpftool -j map dump name pid_config >map.json &&
 	python3 -c "
 import json, sys
@@ -74,7 +75,7 @@ for e in entries(json.load(open(\"map.json\"))):
     if isinstance(k, list):
         k = int.from_bytes(bytes(int(b, 16) for b in k), \"little\")
     keys.add(int(k))
-pids = {int(l.split()[1]) for l in open(\"pids\")}
+pids = {int(l.split()[1]) for l in open(\"readies\")}
 left = keys & pids
 print(len(keys), \"entries,\", len(left), \"of the workload\")
 sys.exit(1 if left else 0)

@@ -13,7 +13,10 @@ test_expect_success ROOT,BPF,UNSHARE 'profile a workload only its namespace can 
 	mkworkload burn b4001 &&
 	mkdir ns &&
 	cp "$(command -v waiter)" ns/b4001 &&
-	profile_config </dev/null &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 499
+	EOF
 	daemon_start -c ebpfspy.conf -o out &&
 	unshare -m --propagation private sh -c "
 		mount -t tmpfs tmpfs \"$PWD/ns\" &&
