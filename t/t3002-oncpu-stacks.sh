@@ -11,9 +11,9 @@ test_expect_success ROOT,BPF 'profile 4096 call paths at 997 Hz' '
 	sample_rate = 997
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
-	{ ./b3002 -m stacks -d 6 -t 8 >w1.out & } &&
+	{ ./b3002 -m stacks -d 6 -c 5 >w1.out & } &&
 	w=$! &&
-	./b3002 -m stacks -d 6 -t 8 >w2.out &&
+	./b3002 -m stacks -d 6 -c 5 >w2.out &&
 	wait $w &&
 	daemon_stat stacks_full >stacks_full &&
 	daemon_stat counts_full >counts_full &&

@@ -48,7 +48,7 @@ test_expect_success ROOT,BPF,GAWK 'module+0xoffset by default, offsets inside th
 	sample_rate = 499
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
-	./b3003 -t 3 >w.out &&
+	./b3003 -c 2 >w.out &&
 	daemon_stop &&
 	folded cpu b3003 >mod.folded &&
 	grep -E "^b3003;.*;b3003\+0x[0-9a-f]+ [0-9]+$" mod.folded >leaves &&
@@ -69,7 +69,7 @@ test_expect_success ROOT,BPF,GAWK 'the raw address when asked, inside the functi
 	unknown_symbol_address = yes
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
-	{ ./b3003 -t 3 >w.out & } &&
+	{ ./b3003 -c 2 >w.out & } &&
 	workload_wait w.out &&
 	pid=$(sed -n "s/^ready //p" w.out) &&
 	grep "r-xp.*/b3003\$" /proc/$pid/maps >map &&
@@ -100,7 +100,7 @@ test_expect_success ROOT,BPF '[unknown] with both options off' '
 	unknown_symbol_address = no
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
-	./b3003 -t 2 >w.out &&
+	./b3003 -c 1 >w.out &&
 	daemon_stop &&
 	folded cpu b3003 >unk.folded &&
 	! grep -E "b3003\+0x|;0x[0-9a-f]+" unk.folded &&

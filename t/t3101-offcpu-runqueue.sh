@@ -14,7 +14,7 @@ test_expect_success ROOT,BPF '4 busy threads on 2 CPUs show (almost) no off-CPU 
 	sample_rate = 499
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
-	./b3101 -j 4 -t 4 >w.out &&
+	./b3101 -j 4 -c 6 >w.out &&
 	daemon_stop &&
 	on=$(folded cpu b3101 | folded_sum "^b3101;") &&
 	off=$(folded offcpu b3101 | folded_sum "^b3101;") &&

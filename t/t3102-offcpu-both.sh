@@ -16,7 +16,7 @@ test_expect_success ROOT,BPF 'burn and waiter profiled together' '
 	daemon_start -c ebpfspy.conf -o out &&
 	{ ./w3102 -m split -t 4 >w.out & } &&
 	w=$! &&
-	./b3102 -t 4 >b.out &&
+	./b3102 -c 2 >b.out &&
 	wait $w &&
 	daemon_stop
 '

@@ -14,25 +14,10 @@ test_expect_success ROOT,BPF,PYTHON3 '1000 short-lived threads leave no entry be
 	daemon_start -c ebpfspy.conf -o out &&
 	./w3103 -m spawn >w.out &&
 	pid=$(sed -n "s/^ready //p" w.out) &&
-	bpftool -j map dump name offcpu_start >map.json &&
+	python3 "$EBPFSPY_SOURCE_DIR/t/helper/bpf_map_entries.py" offcpu_start \
+	    value.pid=$pid >left &&
 	daemon_stop &&
-	python3 - "$pid" <<-\EOF &&
-	import json, sys
-	def entries(x):
-	    if isinstance(x, list):
-	        for y in x:
-	            yield from entries(y)
-	    elif isinstance(x, dict):
-	        if "elements" in x:
-	            yield from entries(x["elements"])
-	        elif "key" in x:
-	            yield x
-	pid = int(sys.argv[1])
-	mine = [e for e in entries(json.load(open("map.json")))
-	    if e["formatted"]["value"]["pid"] == pid]
-	print(len(mine), "entries of pid", pid)
-	sys.exit(1 if mine else 0)
-	EOF
+	test_must_be_empty left &&
 	n=$(folded offcpu w3103 | folded_sum ";short_thread;") &&
 	echo "short_thread blocked $n ns" &&
 	test "$n" -ge 500000000

@@ -21,7 +21,7 @@ test_expect_success ROOT,BPF,UNSHARE 'profile a workload only its namespace can 
 	unshare -m --propagation private sh -c "
 		mount -t tmpfs tmpfs \"$PWD/ns\" &&
 		cp ./b4001 \"$PWD/ns/b4001\" &&
-		exec \"$PWD/ns/b4001\" -t 4" >w.out &&
+		exec \"$PWD/ns/b4001\" -c 2" >w.out &&
 	daemon_stop &&
 	! cmp -s b4001 ns/b4001 &&
 	folded cpu b4001 >ns.folded &&

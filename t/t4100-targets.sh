@@ -121,29 +121,13 @@ test_expect_success ROOT,BPF,PYTHON3 'targets_only: what no target takes is not 
 	np1=$(daemon_stat not_profiled) &&
 	sleep 1 &&
 	np2=$(daemon_stat not_profiled) &&
-	bpftool -j map dump name pid_config >maps.json &&
+	python3 "$EBPFSPY_SOURCE_DIR/t/helper/bpf_map_entries.py" pid_config \
+	    key=$hpid >entries &&
 	./b4100a -t 1 >a.out &&
 	wait $h &&
 	daemon_stop &&
-	python3 - $hpid <<-\PY &&
-	import json, sys
-	def entries(x):
-	    if isinstance(x, list):
-	        for y in x:
-	            yield from entries(y)
-	    elif isinstance(x, dict):
-	        if "elements" in x:
-	            yield from entries(x["elements"])
-	        elif "key" in x:
-	            yield x
-	# Daemons of other tests may have maps of that name: one must say 1.
-	pid = int(sys.argv[1])
-	types = [e["formatted"]["value"]["type"]
-	    for e in entries(json.load(open("maps.json")))
-	    if e["formatted"]["key"] == pid]
-	print("pid", pid, "types", types)
-	sys.exit(0 if 1 in types else 1)
-	PY
+	cat entries &&
+	grep -q "\"type\": 1," entries &&
 	echo "not_profiled $np1 -> $np2" &&
 	test "$np2" -gt "$np1" &&
 	test_path_is_missing out/cpu/b4100h &&

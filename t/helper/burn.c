@@ -1,7 +1,8 @@
 /*
  * A CPU workload with a known split, built with frame pointers.
  *
- *   burn [-m split|stacks|syscall] [-t seconds] [-d depth] [-j threads]
+ *   burn [-m split|stacks|syscall] [-t seconds] [-c cpu-seconds]
+ *        [-d depth] [-j threads]
  *
  * split:   main -> burn_a for 3 units of work, burn_b for 1: 75% / 25%
  *          by construction (the same loop body, 3x the iterations).
@@ -12,7 +13,9 @@
  *
  * -j runs the work in that many threads (default 1).  Prints
  * "ready <pid>" when it starts working; exits after -t seconds
- * (default 5), printing "cpu <ns>", the CPU time it used.
+ * (default 5), printing "cpu <ns>", the CPU time it used.  With -c it
+ * stops instead when it has used that much CPU time: on a busy machine
+ * a test gets the samples it needs, however long that takes.
  */
 /*
  * Frames for every function, leaves included, whatever CFLAGS say: GCC
@@ -103,12 +106,14 @@ PATH(1)
 PATH(2)
 PATH(3)
 
+static int	done(void);
+
 __attribute__((noinline)) static void
-sys_loop(double end)
+sys_loop(void)
 {
 	long	 i;
 
-	while (now() < end) {
+	while (!done()) {
 		for (i = 0; i < 1000; i++) {
 			/* A raw syscall: no libc frame between us and it. */
 			long ret;
@@ -120,7 +125,24 @@ sys_loop(double end)
 }
 
 static const char	*mode = "split";
-static double		 end;
+static double		 end, cpu_end;
+
+static double
+cpu_now(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int
+done(void)
+{
+	if (cpu_end > 0)
+		return cpu_now() >= cpu_end;
+	return now() >= end;
+}
 static int		 depth = 6;
 
 static void *
@@ -129,10 +151,10 @@ work(void *arg)
 	unsigned	 path = 0, npaths = 1U << (2 * depth);
 
 	if (strcmp(mode, "syscall") == 0) {
-		sys_loop(end);
+		sys_loop();
 		return NULL;
 	}
-	while (now() < end) {
+	while (!done()) {
 		if (strcmp(mode, "stacks") == 0) {
 			/* Each path once with burn_a(3), once with burn_b(1). */
 			paths[path & 3](depth, path >> 2);
@@ -154,8 +176,11 @@ main(int argc, char **argv)
 	double		 secs = 5;
 	int		 ch, i, nthreads = 1;
 
-	while ((ch = getopt(argc, argv, "d:j:m:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "c:d:j:m:t:")) != -1) {
 		switch (ch) {
+		case 'c':
+			cpu_end = atof(optarg);
+			break;
 		case 'd':
 			depth = atoi(optarg);
 			break;
@@ -170,7 +195,8 @@ main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: burn [-m split|stacks|syscall] "
-			    "[-t seconds] [-d depth] [-j threads]\n");
+			    "[-t seconds] [-c cpu-seconds] [-d depth] "
+			    "[-j threads]\n");
 			return 1;
 		}
 	}

@@ -65,6 +65,7 @@ main(void)
 	struct cgroup_info	 cg;
 	struct target_facts	 f;
 	struct target_labels	*l;
+	const char		*text;
 	int			 fd;
 
 	if ((fd = mkstemp(path)) == -1)
@@ -117,9 +118,10 @@ main(void)
 	    "myprog", "default target: the comm");
 
 	/* Labels of a match. */
-	cgroup_parse("0::/kubepods.slice/kubepods-burstable.slice/"
+	text = "0::/kubepods.slice/kubepods-burstable.slice/"
 	    "kubepods-burstable-pod11112222_3333_4444_5555_666677778888.slice/"
-	    "cri-containerd-" CID ".scope\n", 1000, &cg);
+	    "cri-containerd-" CID ".scope\n";
+	cgroup_parse(text, strlen(text), &cg);
 	f.pid = 1;
 	f.comm = "nginx";
 	f.exe = "/usr/sbin/nginx";
