@@ -511,6 +511,7 @@ ebpfspyd_main(int argc, char **argv)
 		fatalx("cannot set up collection rounds");
 	ebpfspyd_timer_open(d);
 	d->metrics = metrics_create(d->loop, d->conf, d);
+	metrics_set_push(d->metrics, sinks_push_stats_cb, d->sinks);
 	d->reload = reload_create(d);
 	d->watch = watch_open(d);
 	ev_timer_init(&d->run_timer, ebpfspyd_run_cb,

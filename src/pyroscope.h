@@ -29,7 +29,7 @@ struct pyroscope_stats {
 	uint64_t	 requests_retry;	/* failed, to be retried */
 	uint64_t	 requests_failed;	/* rejected for good (4xx) */
 	uint64_t	 retries;		/* attempts after a failure */
-	uint64_t	 bytes_sent;		/* bodies of acknowledged ones */
+	uint64_t	 bytes_sent;		/* bodies acknowledged */
 	uint64_t	 profiles_sent;		/* in acknowledged requests */
 	uint64_t	 queued;		/* requests waiting in memory */
 	uint64_t	 spool_files;

@@ -102,7 +102,9 @@ reload_now(struct ebpfspyd *d)
 		d->reload_failures++;
 		return -1;
 	}
-	sinks_configure(d->sinks, new);
+	if (sinks_configure(d->sinks, new) == -1)
+		log_warnx("%s: [pyroscope]: keeping the previous push settings",
+		    d->conf_path);
 	pids_configure(d->pids, new);
 	resolve_configure(d->resolve, new);
 	/* A listener that cannot move keeps the old one: no reason to fail. */

@@ -1,7 +1,7 @@
 /*
  * The sinks of a round's profiles: the files sink (pprof, folded, SVG
- * flame graphs, retention).  Each sink takes the whole round, so that
- * one that batches (a push) can.
+ * flame graphs, retention) and the Pyroscope push.  Each sink takes the
+ * whole round, so that one that batches (a push) can.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,16 +9,19 @@
 #include "config.h"
 #include "flamegraph.h"
 #include "log.h"
+#include "metrics.h"
 #include "profile.h"
+#include "pyroscope.h"
 #include "retention.h"
 #include "sink_file.h"
 #include "sinks.h"
 #include "xmalloc.h"
 
 struct sinks {
-	struct ev_loop	*loop;
-	uint64_t	 rounds;
-	uint64_t	 file_errors;
+	struct ev_loop		*loop;
+	struct pyroscope	*pyroscope;
+	uint64_t		 rounds;
+	uint64_t		 file_errors;
 };
 
 struct sinks *
@@ -28,19 +31,24 @@ sinks_create(struct ev_loop *loop, const struct config *conf)
 
 	s = xcalloc(1, sizeof(*s));
 	s->loop = loop;
+	s->pyroscope = pyroscope_create(loop, conf);
 	return s;
 }
 
 void
 sinks_free(struct sinks *s)
 {
+	if (s == NULL)
+		return;
+	pyroscope_free(s->pyroscope);
 	free(s);
 }
 
+/* -1: a sink refused the change and keeps its old settings. */
 int
 sinks_configure(struct sinks *s, const struct config *conf)
 {
-	return 0;
+	return pyroscope_configure(s->pyroscope, conf);
 }
 
 int
@@ -59,6 +67,8 @@ sinks_round(struct sinks *s, const struct config *conf,
 		}
 	}
 	retention_run(conf, wall);
+	/* Queued and sent on the loop: never waits for the server. */
+	pyroscope_round(s->pyroscope, conf, profiles, n, start, end);
 	s->rounds++;
 	return rc;
 }
@@ -66,6 +76,27 @@ sinks_round(struct sinks *s, const struct config *conf,
 void
 sinks_flush(struct sinks *s)
 {
+	pyroscope_flush(s->pyroscope);
+}
+
+/* The push counters, for the metrics page. */
+void
+sinks_push_stats_cb(struct metrics_push *mp, void *arg)
+{
+	struct sinks		*s = arg;
+	struct pyroscope_stats	 st;
+
+	pyroscope_stats(s->pyroscope, &st);
+	mp->requests[0].outcome = "ok";
+	mp->requests[0].n = st.requests_ok;
+	mp->requests[1].outcome = "retry";
+	mp->requests[1].n = st.requests_retry;
+	mp->requests[2].outcome = "failed";
+	mp->requests[2].n = st.requests_failed;
+	mp->nrequests = 3;
+	mp->retries = st.retries;
+	mp->spool_bytes = st.spool_bytes;
+	mp->spool_dropped = st.dropped_profiles;
 }
 
 void
@@ -74,4 +105,5 @@ sinks_log_state(struct sinks *s)
 	log_info("sinks: %llu rounds, %llu file errors",
 	    (unsigned long long)s->rounds,
 	    (unsigned long long)s->file_errors);
+	pyroscope_log_state(s->pyroscope);
 }

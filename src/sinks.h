@@ -6,6 +6,7 @@
 
 struct config;
 struct ev_loop;
+struct metrics_push;
 struct profile;
 struct sinks;
 
@@ -23,5 +24,6 @@ int		 sinks_round(struct sinks *, const struct config *,
 /* Stopping: push or spool what is pending; nothing stays in memory. */
 void		 sinks_flush(struct sinks *);
 void		 sinks_log_state(struct sinks *);
+void		 sinks_push_stats_cb(struct metrics_push *, void *);
 
 #endif

@@ -36,7 +36,7 @@
 
 #define SPOOL_MAGIC		"EBSPOOL1"
 #define SPOOL_HDR		32
-#define SPOOL_TARGET_MAX	65536
+#define SPOOL_TARGET_MAX	(256 * 1024)
 #define SPOOL_BODY_MAX		(1ULL << 30)
 #define SPOOL_NAME_LEN		20	/* 16 hex digits + ".req" */
 
@@ -57,7 +57,7 @@ struct spool {
 	uint64_t		 dropped_files;
 	uint64_t		 dropped_profiles;
 	uint64_t		 corrupt;
-	int			 warned;	/* about dropping, this outage */
+	int			 warned;	/* said it drops, this outage */
 };
 
 static void
