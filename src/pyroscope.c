@@ -129,6 +129,9 @@ pyroscope_spool_queue(struct pyroscope *py)
 {
 	struct pyroscope_req	*r, *next;
 
+	/* Nothing to keep: do not make a spool directory for nothing. */
+	if (TAILQ_EMPTY(&py->queue))
+		return;
 	pyroscope_spool_open(py);
 	if (py->spool != NULL) {
 		for (r = TAILQ_FIRST(&py->queue); r != NULL; r = next) {
