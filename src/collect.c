@@ -30,6 +30,7 @@
 #include "sinks.h"
 #include "target.h"
 #include "stacks.h"
+#include "symstats.h"
 #include "xmalloc.h"
 
 #define COLLECT_BATCH		4096
@@ -46,6 +47,7 @@ struct collect {
 	struct pids		*pids;
 	struct resolve		*resolve;
 	struct stacks		*stacks;
+	struct symstats		*symstats;	/* names found, per service */
 
 	struct profile_key	*keys;
 	uint64_t		*vals;
@@ -88,6 +90,7 @@ collect_create(struct session *session, struct pids *pids,
 	c->pids = pids;
 	c->resolve = resolve;
 	c->stacks = stacks_create(session);
+	c->symstats = symstats_create();
 	c->cap = COLLECT_BATCH;
 	c->keys = xcalloc(c->cap, sizeof(*c->keys));
 	c->vals = xcalloc(c->cap, sizeof(*c->vals));
@@ -123,6 +126,7 @@ collect_free(struct collect *c)
 	free(c->profs);
 	free(c->round_profs);
 	stacks_free(c->stacks);
+	symstats_free(c->symstats);
 	free(c->keys);
 	free(c->vals);
 	free(c->names);
@@ -343,6 +347,7 @@ static void
 collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
     int user, size_t *nframes)
 {
+	const char	*name;
 	const uint64_t	*ip;
 	size_t		 n, i, skip;
 	uint64_t	 addr;
@@ -369,11 +374,13 @@ collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
 		if (!user)
 			collect_name(c, nframes, resolve_kernel(c->resolve,
 			    addr));
-		else if (proc->rp != NULL)
-			collect_name(c, nframes, resolve_user(c->resolve,
-			    proc->rp, addr));
-		else
-			collect_name(c, nframes, "[unknown]");
+		else {
+			name = proc->rp != NULL ? resolve_user(c->resolve,
+			    proc->rp, addr) : "[unknown]";
+			symstats_frame(c->symstats, proc->labels != NULL ?
+			    proc->labels->service : proc->comm, name);
+			collect_name(c, nframes, name);
+		}
 	}
 }
 
@@ -522,4 +529,10 @@ collect_stats(struct collect *c, struct collect_stats *st)
 	st->last_entries = c->last_entries;
 	st->last_profiles = c->last_profiles;
 	stacks_stats(c->stacks, &st->stacks);
+}
+
+const struct symstats *
+collect_symstats(struct collect *c)
+{
+	return c->symstats;
 }

@@ -12,6 +12,7 @@ struct pids;
 struct resolve;
 struct session;
 struct sinks;
+struct symstats;
 
 struct collect	*collect_create(struct session *, struct pids *,
 		    struct resolve *, struct sinks *);
@@ -37,5 +38,6 @@ struct collect_stats {
 	struct stacks_stats	stacks;
 };
 void		 collect_stats(struct collect *, struct collect_stats *);
+const struct symstats *collect_symstats(struct collect *);
 
 #endif

@@ -23,6 +23,7 @@
 #include "pids.h"
 #include "resolve.h"
 #include "session.h"
+#include "symstats.h"
 
 #ifndef EBPFSPY_VERSION
 #define EBPFSPY_VERSION	"unknown"
@@ -372,6 +373,8 @@ metrics_prom_write(FILE *f, struct ebpfspyd *d, const struct metrics_push *mp,
 	metrics_prom_rounds(f, d, &cs);
 	metrics_prom_samples(f, d, stats, &cs);
 	metrics_prom_symbols(f, &rs, &cs);
+	if (d->collect != NULL)
+		symstats_prom(collect_symstats(d->collect), f);
 	if (mp != NULL)
 		metrics_prom_push(f, mp);
 }

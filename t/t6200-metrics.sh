@@ -107,6 +107,7 @@ test_expect_success ROOT,BPF,CURL,PYTHON3 'a CPU workload is counted' '
 	echo "samples $cpu of $bpf, $alive pids alive" &&
 	test "$cpu" -gt 0 && test "$bpf" -ge "$cpu" && test "$alive" -gt 0 &&
 	test "$(value "ebpfspy_frames_total{result=\"named\"}" m2)" -gt 0 &&
+	test "$(value "ebpfspy_service_frames_total{service_name=\"b6200\",result=\"known\"}" m2)" -gt 0 &&
 	test "$(value "ebpfspy_cache_entries{cache=\"symbol_tables\"}" m2)" \
 	    -gt 0 &&
 	ls out/cpu/b6200/*.folded
