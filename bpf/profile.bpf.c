@@ -222,6 +222,9 @@ count_add(struct profile_key *key, __u64 v)
 	__sync_fetch_and_add(c, v);
 }
 
+/* Python stacks: the walker of PROFILE_PID_PYTHON pids. */
+#include "pyperf.h"
+
 /*
  * Should this task be looked at at all?  Returns its config or NULL.
  * With pending, a pid whose config userspace has not written yet (a
@@ -321,6 +324,9 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	if (cfg->collect_user && key.pid != 0)
 		key.ustack = stack_store(ctx, BPF_F_USER_STACK,
 		    PROFILE_STAT_USTACK_ERR, cfg, key.pid);
+	/* Python: the interpreter's frames too (bpf/pyperf.h). */
+	if (cfg->collect_user && cfg->type == PROFILE_PID_PYTHON)
+		key.pystack = py_stack_store(task, key.pid, key.ustack);
 	count_add(&key, 1);
 	stat_add(PROFILE_STAT_COUNTED, 1);
 	return 0;
@@ -359,6 +365,11 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 				start.ustack = stack_store(ctx,
 				    BPF_F_USER_STACK, PROFILE_STAT_USTACK_ERR,
 				    cfg, tgid);
+			/* A thread blocks in Python code: where in it. */
+			if (cfg->collect_user &&
+			    cfg->type == PROFILE_PID_PYTHON)
+				start.pystack = py_stack_store(prev, tgid,
+				    start.ustack);
 			if (bpf_map_update_elem(&offcpu_start, &tid, &start,
 			    BPF_ANY) != 0)
 				stat_add(PROFILE_STAT_OFFCPU_START_FULL, 1);
@@ -376,6 +387,7 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 	key.tid = per_thread ? tid : 0;
 	key.kstack = sp->kstack;
 	key.ustack = sp->ustack;
+	key.pystack = sp->pystack;
 	key.kind = PROFILE_KIND_OFFCPU;
 	if (sp->pending) {
 		struct profile_pid_config	*pc;

@@ -62,6 +62,7 @@ struct profile_key {
 	__u32	tid;			/* thread id, or 0 unless per-thread */
 	__u64	kstack;
 	__u64	ustack;
+	__u64	pystack;		/* Python frames (bpf/pyperf.h) */
 	__u32	kind;			/* enum profile_kind */
 	__u32	pad;
 };
@@ -76,12 +77,15 @@ enum profile_event_type {
 	PROFILE_EVENT_EXEC = 2,
 	PROFILE_EVENT_EXIT = 3,		/* the whole process is gone */
 	PROFILE_EVENT_SAMPLED = 4,	/* first sample since NOTIFY was set */
+	PROFILE_EVENT_PYSTACK = 5,	/* a new Python stack: id in arg */
 };
 
 struct profile_event {
 	__u32	type;
 	__u32	pid;
 	char	comm[PROFILE_COMM_LEN];
+	__u64	arg;			/* PYSTACK: the Python stack's id */
+	__u64	arg2;			/* PYSTACK: the native stack's id */
 };
 
 /* Off-CPU: when and where a thread blocked, keyed by thread id. */
@@ -89,6 +93,7 @@ struct profile_offcpu_start {
 	__u64	ts;
 	__u64	kstack;
 	__u64	ustack;
+	__u64	pystack;
 	__u32	pid;
 	__u32	pending;	/* pid had no config yet: check at wakeup */
 };
@@ -117,7 +122,93 @@ enum profile_stat {
 	PROFILE_STAT_OFFCPU_LONG,	/* waits above the maximum */
 	PROFILE_STAT_EXITING,		/* samples of exiting tasks skipped */
 	PROFILE_STAT_OFFCPU_PENDING_DROP, /* pending wait, not profiled */
+	PROFILE_STAT_PY_STACKS,		/* Python stacks walked */
+	PROFILE_STAT_PY_NO_THREAD,	/* thread without a Python state */
+	PROFILE_STAT_PY_READ_ERR,	/* Python frame read failed */
+	PROFILE_STAT_PY_TRUNCATED,	/* deeper than [python] depth */
+	PROFILE_STAT_PY_STACKS_FULL,	/* pystacks map full: stack lost */
 	PROFILE_STAT_MAX
+};
+
+/*
+ * Python (bpf/pyperf.h, src/python.c).  Userspace writes what the walker
+ * needs to know of a process's interpreter into py_info; the walker
+ * stores each stack of interpreter frames under a hash of its content,
+ * as native stacks are, and names nothing: userspace reads the code
+ * objects.
+ */
+#define PROFILE_PY_DEPTH	128	/* frames kept; [python] depth <= */
+
+enum profile_py_kind {
+	PROFILE_PY_FRAMEOBJ = 1,	/* 3.8-3.10: PyFrameObject chain */
+	PROFILE_PY_IFRAME = 2,		/* 3.11+: _PyInterpreterFrame */
+};
+
+/* One interpreter: addresses, and the offsets of its fields in bytes. */
+struct profile_py_info {
+	__u64	runtime;		/* address of _PyRuntime */
+	__u64	code_type;		/* address of PyCode_Type */
+	__u64	serial;			/* of the writer, src/python.c */
+	__u8	kind;			/* enum profile_py_kind */
+	__u8	has_cframe;		/* 3.11/3.12: tstate->cframe first */
+	__u8	has_owner;		/* 3.12+: skip shim frames */
+	__u8	self_type;		/* 3.8-3.10: record type(first arg) */
+	__u16	tss_key;		/* Py_tss_t autoTSSkey in _PyRuntime */
+	__u16	ts_frame;		/* tstate->frame/cframe/current_frame */
+	__u16	cframe_frame;		/* _PyCFrame.current_frame */
+	__u16	f_code;			/* f_code / f_executable */
+	__u16	f_back;			/* f_back / previous */
+	__u16	f_instr;		/* f_lasti / prev_instr / instr_ptr */
+	__u16	f_owner;
+	__u16	f_localsplus;
+	__u16	co_argcount;
+	__u16	co_firstlineno;
+	__u16	co_filename;
+	__u16	co_name;
+	__u16	co_code;		/* co_code_adaptive (3.11+) */
+	__u16	tsd_first;		/* glibc: pthread specific_1stblock */
+	__u16	tsd_second;		/* glibc: pthread specific[] */
+	__u16	pad[3];
+};
+
+/*
+ * One frame: the code object, where in it (raw: f_lasti for 3.8-3.10,
+ * the byte offset of the instruction pointer from co_code_adaptive for
+ * 3.11+), and a check of the code object's head, so that userspace can
+ * tell a code object freed and replaced at the same address.
+ */
+struct profile_py_frame {
+	__u64	code;
+	__u64	self_type;		/* 3.8-3.10: type of self, or 0 */
+	__s32	lasti;
+	__u32	check;
+};
+
+#define PROFILE_PY_F_TRUNCATED	0x1	/* outer frames were dropped */
+
+/*
+ * The check of a code object: its first line, argument count, and the
+ * addresses of its name and file name strings, mixed.  Computed by the
+ * walker from the code object it saw and by userspace from the one it
+ * reads: a different object at a reused address does not match.
+ */
+static inline __u32
+profile_py_check(__u64 name, __u64 filename, __u32 firstlineno,
+    __u32 argcount)
+{
+	__u64	h;
+
+	h = name ^ (filename << 7) ^ ((__u64)firstlineno << 32) ^ argcount;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return (__u32)h ^ (__u32)(h >> 32);
+}
+
+struct profile_pystack {
+	__u32			n;
+	__u32			flags;		/* PROFILE_PY_F_* */
+	struct profile_py_frame	f[PROFILE_PY_DEPTH];
 };
 
 /* offcpu_states bits, matching the kernel's TASK_* state bits. */

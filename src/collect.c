@@ -24,6 +24,7 @@
 #include "log.h"
 #include "pids.h"
 #include "profile.h"
+#include "python.h"
 #include "resolve.h"
 #include "session.h"
 #include "proc.h"
@@ -34,7 +35,8 @@
 #include "xmalloc.h"
 
 #define COLLECT_BATCH		4096
-#define COLLECT_MAX_FRAMES	(1 + 2 * PROFILE_STACK_DEPTH + 2)
+#define COLLECT_MAX_FRAMES	(1 + 2 * PROFILE_STACK_DEPTH + 2 + \
+				    PROFILE_PY_DEPTH + 1)
 
 struct collect_prof {
 	int		 kind;
@@ -48,6 +50,7 @@ struct collect {
 	struct resolve		*resolve;
 	struct stacks		*stacks;
 	struct symstats		*symstats;	/* names found, per service */
+	struct stacks		*pystacks;	/* Python frames */
 
 	struct profile_key	*keys;
 	uint64_t		*vals;
@@ -91,6 +94,9 @@ collect_create(struct session *session, struct pids *pids,
 	c->resolve = resolve;
 	c->stacks = stacks_create(session);
 	c->symstats = symstats_create();
+	c->pystacks = stacks_create_map(session_pystacks_fd(session),
+	    sizeof(struct profile_pystack) / sizeof(uint64_t),
+	    python_stack_words);
 	c->cap = COLLECT_BATCH;
 	c->keys = xcalloc(c->cap, sizeof(*c->keys));
 	c->vals = xcalloc(c->cap, sizeof(*c->vals));
@@ -127,6 +133,7 @@ collect_free(struct collect *c)
 	free(c->round_profs);
 	stacks_free(c->stacks);
 	symstats_free(c->symstats);
+	stacks_free(c->pystacks);
 	free(c->keys);
 	free(c->vals);
 	free(c->names);
@@ -238,6 +245,7 @@ collect_offcpu_inflight(struct collect *c, const struct config *conf)
 		c->keys[c->n].pid = st.pid;
 		c->keys[c->n].kstack = st.kstack;
 		c->keys[c->n].ustack = st.ustack;
+		c->keys[c->n].pystack = st.pystack;
 		c->keys[c->n].kind = PROFILE_KIND_OFFCPU;
 		c->vals[c->n] = delta;
 		c->n++;
@@ -410,6 +418,43 @@ collect_thread_name(struct collect *c, uint32_t pid, uint32_t tid, char *buf,
 	return buf;
 }
 
+/*
+ * A Python process's user frames: its Python stack, outermost first,
+ * then the native frames that ran above the interpreter at the sample
+ * (a C extension, libc), innermost last.  Without its Python stack
+ * (a thread that runs no Python), its native stack as any process's.
+ */
+static void
+collect_python(struct collect *c, struct pids_proc *proc,
+    const struct profile_key *key, size_t *nframes)
+{
+	const struct profile_py_frame	*f;
+	struct python			*py = pids_python(c->pids);
+	const uint64_t			*w, *ip;
+	size_t				 nw, n, i, above = 0, nip = 0;
+	uint32_t			 flags;
+
+	if ((w = stacks_get(c->pystacks, key->pystack, &nw)) == NULL ||
+	    python_stack_frames(w, nw, &f, &n, &flags) == -1) {
+		c->lost_stacks++;
+		collect_name(c, nframes, "[lost python stack]");
+		collect_stack(c, proc, key->ustack, 1, nframes);
+		return;
+	}
+	if (flags & PROFILE_PY_F_TRUNCATED)
+		collect_name(c, nframes, "[truncated]");
+	for (i = n; i-- > 0;)
+		collect_name(c, nframes, python_frame_name(py, proc->py,
+		    &f[i]));
+	if (key->ustack != 0 && proc->py != NULL &&
+	    (ip = stacks_get(c->stacks, key->ustack, &nip)) != NULL)
+		above = python_proc_native_above(py, proc->py, ip, nip);
+	for (i = above; i-- > 0;)
+		collect_name(c, nframes, proc->rp == NULL ? "[unknown]" :
+		    resolve_user(c->resolve, proc->rp, i > 0 ? ip[i] - 1 :
+		    ip[i]));
+}
+
 static void
 collect_entry(struct collect *c, const struct config *conf,
     const struct profile_key *key, uint64_t val, int64_t now)
@@ -425,7 +470,10 @@ collect_entry(struct collect *c, const struct config *conf,
 	proc = pids_get(c->pids, key->pid);
 	c->names_len = 0;
 	collect_name(c, &nframes, proc->comm);
-	collect_stack(c, proc, key->ustack, 1, &nframes);
+	if (key->pystack != 0)
+		collect_python(c, proc, key, &nframes);
+	else
+		collect_stack(c, proc, key->ustack, 1, &nframes);
 	collect_stack(c, proc, key->kstack, 0, &nframes);
 	for (i = 0; i < nframes; i++)
 		frames[i] = c->names + c->offs[i];
@@ -477,6 +525,7 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	collect_profs_clear(c);
 
 	stacks_round_end(c->stacks);
+	stacks_round_end(c->pystacks);
 	pids_round_end(c->pids);
 	resolve_round_end(c->resolve);
 	c->rounds++;

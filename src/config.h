@@ -45,6 +45,13 @@ enum config_demangle {
 	CONFIG_DEMANGLE_FULL,
 };
 
+/* [python] path values. */
+enum config_python_path {
+	CONFIG_PYTHON_PATH_BASENAME,
+	CONFIG_PYTHON_PATH_FULL,
+	CONFIG_PYTHON_PATH_NONE,
+};
+
 struct config {
 	char		*path;
 
@@ -73,7 +80,17 @@ struct config {
 	int		 unknown_symbol_address;
 	long long	 symbol_cache_files;
 	long long	 symbol_cache_rounds;
+	long long	 symbol_cache_bytes;
 	int		 demangle;		/* enum config_demangle */
+	char		*debug_dirs;		/* "/dir:/dir" */
+	int		 perf_maps;
+
+	/* [python] */
+	int		 python_enabled;
+	long long	 python_depth;		/* frames */
+	int		 python_lines;
+	int		 python_path;		/* enum config_python_path */
+	long long	 python_stack_map_entries;
 
 	/* [output] */
 	char		*output_dir;

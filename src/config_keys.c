@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "debuginfo.h"
 #include "metrics.h"
 #include "pyroscope.h"
 
@@ -30,6 +31,13 @@ static const struct config_enum demangle_enum[] = {
 	{ "none", CONFIG_DEMANGLE_NONE },
 	{ "simplified", CONFIG_DEMANGLE_SIMPLIFIED },
 	{ "full", CONFIG_DEMANGLE_FULL },
+	{ NULL, 0 }
+};
+
+static const struct config_enum python_path_enum[] = {
+	{ "basename", CONFIG_PYTHON_PATH_BASENAME },
+	{ "full", CONFIG_PYTHON_PATH_FULL },
+	{ "none", CONFIG_PYTHON_PATH_NONE },
 	{ NULL, 0 }
 };
 
@@ -90,9 +98,30 @@ const struct config_key config_keys[] = {
 	{ "symbols", "cache_rounds", CONFIG_INT, OFF(symbol_cache_rounds),
 	    1, 100000, NULL, "20", CONFIG_LIVE,
 	    "rounds an unused symbol table is kept" },
+	{ "symbols", "cache_bytes", CONFIG_INT, OFF(symbol_cache_bytes),
+	    1048576, 1LL << 40, NULL, "268435456", CONFIG_LIVE,
+	    "memory of the symbol tables kept loaded, bytes" },
 	{ "symbols", "demangle", CONFIG_ENUM, OFF(demangle), 0, 0,
 	    demangle_enum, "simplified", CONFIG_LIVE,
 	    "C++/Rust names: none, simplified or full" },
+	{ "symbols", "debug_dirs", CONFIG_STRING, OFF(debug_dirs), 0, 0, NULL,
+	    "/usr/lib/debug", CONFIG_LIVE,
+	    "directories of separate debug files, colon-separated" },
+	{ "symbols", "perf_maps", CONFIG_BOOL, OFF(perf_maps), 0, 0, NULL,
+	    "yes", CONFIG_LIVE, "name JIT code from /tmp/perf-PID.map" },
+
+	{ "python", "enabled", CONFIG_BOOL, OFF(python_enabled), 0, 0, NULL,
+	    "yes", CONFIG_LIVE, "walk the frames of CPython 3.8 to 3.13" },
+	{ "python", "depth", CONFIG_INT, OFF(python_depth), 1, 128, NULL,
+	    "128", CONFIG_LIVE, "Python frames kept per stack, 1 to 128" },
+	{ "python", "lines", CONFIG_BOOL, OFF(python_lines), 0, 0, NULL,
+	    "yes", CONFIG_LIVE, "name Python frames with their line" },
+	{ "python", "path", CONFIG_ENUM, OFF(python_path), 0, 0,
+	    python_path_enum, "basename", CONFIG_LIVE,
+	    "Python file names: basename, full or none" },
+	{ "python", "stack_map_entries", CONFIG_INT,
+	    OFF(python_stack_map_entries), 1024, 1048576, NULL, "16384",
+	    CONFIG_RESTART, "distinct Python stacks kept in the kernel" },
 
 	{ "output", "dir", CONFIG_STRING, OFF(output_dir), 0, 0, NULL,
 	    EBPFSPY_OUTDIR, CONFIG_LIVE, "directory profiles are written to" },
@@ -195,5 +224,8 @@ config_key_check(const struct config_key *k, const char *v)
 	if (strcmp(k->section, "pyroscope") == 0 &&
 	    strcmp(k->name, "headers") == 0)
 		return pyroscope_headers_check(v);
+	if (strcmp(k->section, "symbols") == 0 &&
+	    strcmp(k->name, "debug_dirs") == 0)
+		return debuginfo_dirs_check(v);
 	return NULL;
 }

@@ -25,6 +25,21 @@ struct elf_file_segment {
 	uint32_t	flags;		/* PF_X, PF_W, PF_R */
 };
 
+/* A section header, as far as the callers need it. */
+struct elf_file_scn {
+	uint64_t	addr;
+	uint64_t	offset;
+	uint64_t	size;
+	uint64_t	flags;		/* SHF_* */
+	uint32_t	type;		/* SHT_* */
+};
+
+/* Which symbol tables elf_file_symbols reads. */
+#define ELF_FILE_SYMTAB		0x1
+#define ELF_FILE_DYNSYM		0x2
+
+#define ELF_FILE_DEBUGLINK_MAX	256
+
 struct elf_file	*elf_file_open(int);
 struct elf_file	*elf_file_open_mem(const void *, size_t);
 void		 elf_file_close(struct elf_file *);
@@ -32,7 +47,22 @@ int		 elf_file_build_id(struct elf_file *, uint8_t *, size_t,
 		    size_t *);
 int		 elf_file_has_symtab(struct elf_file *);
 struct elf_file_segment *elf_file_segments(struct elf_file *, size_t *);
-int		 elf_file_symbols(struct elf_file *, struct symtab_builder *);
+int		 elf_file_symbols(struct elf_file *, struct symtab_builder *,
+		    int);
+uint64_t	 elf_file_size(const struct elf_file *);
+int		 elf_file_read(struct elf_file *, void *, size_t, uint64_t);
+int		 elf_file_section(struct elf_file *, const char *,
+		    struct elf_file_scn *);
+int		 elf_file_section_suffix(struct elf_file *, const char *,
+		    struct elf_file_scn *);
+int		 elf_file_section_next(struct elf_file *, size_t *,
+		    struct elf_file_scn *);
+int		 elf_file_section_at(struct elf_file *, uint64_t,
+		    struct elf_file_scn *);
+void		*elf_file_section_data(struct elf_file *,
+		    const struct elf_file_scn *, size_t);
+int		 elf_file_debuglink(struct elf_file *, char *, size_t,
+		    uint32_t *);
 int		 elf_file_offset_to_vaddr(const struct elf_file_segment *,
 		    size_t, uint64_t, uint64_t *);
 int		 elf_file_vaddr_to_offset(const struct elf_file_segment *,

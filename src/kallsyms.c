@@ -22,36 +22,32 @@
 /* Above KSYM_NAME_LEN (512) plus a module name and the address. */
 #define KALLSYMS_LINE_MAX	1024
 #define KALLSYMS_MAX_LEN	(1024 * 1024)
+/* /proc/kallsyms is a few MB; a file claiming more is not kallsyms. */
+#define KALLSYMS_FILE_MAX	(256 * 1024 * 1024)
+#define KALLSYMS_CHUNK		(1024 * 1024)
 
 struct kallsyms {
 	struct symtab	*st;
 	int		 restricted;
 };
 
-/* Skip the rest of a line that did not fit. */
-static void
-kallsyms_skip_line(FILE *f)
-{
-	int	 c;
-
-	while ((c = getc_unlocked(f)) != EOF && c != '\n')
-		;
-}
-
 /*
- * Parse "addr type name[\t[module]]" and add it to b if it is a text
- * symbol.  -1 if the line is malformed, else 0 with *addr set.
+ * Parse the line [p, end) "addr type name[\t[module]]" and add it to b
+ * if it is a text symbol.  -1 if the line is malformed, else 0 with
+ * *addr set.  A core symbol's name is borrowed from the line (its end
+ * overwritten with a NUL), a module symbol's "name [module]" copied.
  */
 static int
-kallsyms_parse_line(const char *line, struct symtab_builder *b,
-    uint64_t *addr, char *name, size_t namesz)
+kallsyms_parse_line(char *p, char *end, struct symtab_builder *b,
+    uint64_t *addr)
 {
-	const char	*p, *end, *mod, *mend;
+	char		 name[KALLSYMS_LINE_MAX + 8];
+	char		*n, *nend, *mod, *mend;
 	uint64_t	 a = 0, limit;
-	size_t		 n = 0;
+	size_t		 k = 0;
 	int		 type, d, len;
 
-	for (p = line; n < 17; p++, n++) {
+	for (; p < end && k < 17; p++, k++) {
 		if (*p >= '0' && *p <= '9')
 			d = *p - '0';
 		else if (*p >= 'a' && *p <= 'f')
@@ -60,68 +56,102 @@ kallsyms_parse_line(const char *line, struct symtab_builder *b,
 			break;
 		a = a << 4 | d;
 	}
-	if (n == 0 || n > 16 || p[0] != ' ' || p[1] == '\0' || p[2] != ' ')
+	if (k == 0 || k > 16 || end - p < 4 || p[0] != ' ' || p[2] != ' ')
 		return -1;
 	type = p[1];
-	p += 3;
-	end = p + strcspn(p, "\t\n");
-	if (end == p)
+	n = p + 3;
+	for (nend = n; nend < end && *nend != '\t'; nend++)
+		;
+	if (nend == n)
 		return -1;
 	*addr = a;
 	if (a == 0 || (type != 't' && type != 'T' && type != 'w' &&
 	    type != 'W'))
 		return 0;
-
-	mod = NULL;
-	if (end[0] == '\t' && end[1] == '[' &&
-	    (mend = strchr(end + 2, ']')) != NULL && mend > end + 2)
-		mod = end + 2;
-	if (mod != NULL)
-		len = snprintf(name, namesz, "%.*s [%.*s]", (int)(end - p), p,
-		    (int)(mend - mod), mod);
-	else
-		len = snprintf(name, namesz, "%.*s", (int)(end - p), p);
-	if (len < 0 || (size_t)len >= namesz)
-		return -1;
 	limit = a > UINT64_MAX - KALLSYMS_MAX_LEN ? UINT64_MAX :
 	    a + KALLSYMS_MAX_LEN;
+
+	mod = NULL;
+	if (end - nend > 2 && nend[1] == '[' && (mend = memchr(nend + 2, ']',
+	    end - nend - 2)) != NULL && mend > nend + 2)
+		mod = nend + 2;
+	if (mod == NULL) {
+		*nend = '\0';
+		symtab_builder_add(b, a, 0, limit, n, nend - n,
+		    type == 'T' || type == 'W');
+		return 0;
+	}
+	len = snprintf(name, sizeof(name), "%.*s [%.*s]", (int)(nend - n), n,
+	    (int)(mend - mod), mod);
+	if (len < 0 || (size_t)len >= sizeof(name))
+		return -1;
 	symtab_builder_add_copy(b, a, 0, limit, name, len,
 	    type == 'T' || type == 'W');
 	return 0;
 }
 
+/* All of f, NUL-terminated, in one buffer; NULL on a read error. */
+static char *
+kallsyms_slurp(FILE *f, size_t *lenp)
+{
+	char	*buf = NULL;
+	size_t	 len = 0, cap = 0, n;
+
+	do {
+		if (cap - len < KALLSYMS_CHUNK) {
+			if (cap >= KALLSYMS_FILE_MAX)
+				break;
+			cap = cap ? cap * 2 : 4 * KALLSYMS_CHUNK;
+			buf = xreallocarray(buf, cap + 1, 1);
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	if (ferror(f)) {
+		free(buf);
+		return NULL;
+	}
+	if (buf == NULL)
+		buf = xmalloc(1);
+	buf[len] = '\0';
+	*lenp = len;
+	return buf;
+}
+
+/*
+ * Read the whole of f and parse it line by line in place: one read,
+ * no copy of the core kernel's names before the table's own.
+ */
 struct kallsyms *
 kallsyms_parse(FILE *f)
 {
 	struct kallsyms		*ks;
 	struct symtab_builder	*b;
-	char			 line[KALLSYMS_LINE_MAX];
-	char			 name[KALLSYMS_LINE_MAX + 8];
+	char			*buf, *p, *end, *nl;
 	size_t			 len, good = 0, nonzero = 0;
 	uint64_t		 addr;
 
-	b = symtab_builder_create();
-	while (fgets(line, sizeof(line), f) != NULL) {
-		len = strlen(line);
-		if (len > 0 && line[len - 1] != '\n' && !feof(f)) {
-			kallsyms_skip_line(f);
-			continue;
-		}
-		if (kallsyms_parse_line(line, b, &addr, name,
-		    sizeof(name)) == -1)
-			continue;
-		good++;
-		if (addr != 0)
-			nonzero++;
-	}
-	if (ferror(f)) {
+	if ((buf = kallsyms_slurp(f, &len)) == NULL) {
 		log_warn("read kallsyms");
-		symtab_builder_free(b);
 		return NULL;
+	}
+	b = symtab_builder_create();
+	for (p = buf, end = buf + len; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', end - p)) == NULL)
+			nl = end;
+		if (nl - p < KALLSYMS_LINE_MAX &&
+		    kallsyms_parse_line(p, nl, b, &addr) == 0) {
+			good++;
+			if (addr != 0)
+				nonzero++;
+		}
+		if (nl == end)
+			break;
 	}
 	ks = xcalloc(1, sizeof(*ks));
 	ks->restricted = good > 0 && nonzero == 0;
 	ks->st = symtab_builder_finish(b);
+	free(buf);
 	return ks;
 }
 

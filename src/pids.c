@@ -31,16 +31,19 @@
 #include "pids.h"
 #include "proc.h"
 #include "procmaps.h"
+#include "python.h"
 #include "resolve.h"
 #include "session.h"
 #include "target.h"
 #include "xmalloc.h"
 
 #define PIDS_SWEEP_ROUNDS	10
+#define PIDS_PY_TRIES		50	/* samples to wait for libpython */
 
 struct pids {
 	struct session		*session;
 	struct resolve		*resolve;
+	struct python		*python;
 	const struct config	*conf;
 	struct pids_proc	**v;	/* open addressing by pid */
 	size_t			 size;
@@ -61,6 +64,7 @@ pids_create(struct session *session, struct resolve *resolve,
 	p->session = session;
 	p->resolve = resolve;
 	p->conf = conf;
+	p->python = python_create(session, conf);
 	p->size = 1024;
 	p->v = xcalloc(p->size, sizeof(*p->v));
 	return p;
@@ -72,6 +76,7 @@ pids_proc_free(struct pids *p, struct pids_proc *proc)
 	if (proc == NULL)
 		return;
 	resolve_proc_close(p->resolve, proc->rp);
+	python_proc_close(p->python, proc->py);
 	target_labels_free(proc->labels);
 	free(proc);
 }
@@ -89,6 +94,7 @@ pids_free(struct pids *p)
 		pids_proc_free(p, p->dead[i]);
 	free(p->dead);
 	free(p->v);
+	python_free(p->python);
 	free(p);
 }
 
@@ -192,6 +198,8 @@ pids_write_config(struct pids *p, struct pids_proc *proc, int flags)
 		uint64_t	 lo, hi;
 
 		pids_exe_range(proc->pid, &lo, &hi);
+		if (proc->py_pending)
+			lo = hi = 0;	/* any frame: libpython may be in */
 		cfg.notify_lo = lo;
 		cfg.notify_hi = hi != 0 ? hi : UINT64_MAX; /* 0: any frame */
 	}
@@ -210,10 +218,32 @@ pids_write_config(struct pids *p, struct pids_proc *proc, int flags)
 static void
 pids_open_maps(struct pids *p, struct pids_proc *proc)
 {
-	if (proc->rp != NULL || proc->type != PROFILE_PID_FP ||
+	if (proc->rp != NULL || (proc->type != PROFILE_PID_FP &&
+	    proc->type != PROFILE_PID_PYTHON) ||
 	    proc->kthread || proc->state != PIDS_ALIVE)
 		return;
 	proc->rp = resolve_proc_open(p->resolve, proc->pid);
+}
+
+/*
+ * A process profiled natively may run CPython that the walker can walk
+ * (src/python.c): then it is of type PYTHON.  If it is an executable
+ * linked with libpython that the loader has not mapped yet, it is
+ * pending: asked again at its next samples.
+ */
+static void
+pids_python_detect(struct pids *p, struct pids_proc *proc)
+{
+	python_proc_close(p->python, proc->py);
+	proc->py = NULL;
+	proc->py_pending = 0;
+	if (proc->type == PROFILE_PID_PYTHON)
+		proc->type = PROFILE_PID_FP;
+	if (proc->type != PROFILE_PID_FP || proc->kthread || proc->pid == 0)
+		return;
+	proc->py = python_proc_open(p->python, proc->pid, &proc->py_pending);
+	if (proc->py != NULL)
+		proc->type = PROFILE_PID_PYTHON;
 }
 
 /*
@@ -263,6 +293,8 @@ pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
 		snprintf(proc->comm, sizeof(proc->comm), "%s", comm);
 	proc->kthread = proc_is_kthread(proc->pid);
 	pids_target(p, proc);
+	proc->py_tries = 0;
+	pids_python_detect(p, proc);
 	resolve_proc_close(p->resolve, proc->rp);
 	proc->rp = NULL;
 	pids_open_maps(p, proc);
@@ -349,6 +381,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		pids_write_config(p, proc, 0);
 		log_debug("pid %d (%s): %s", (int)pid, proc->comm,
 		    proc->type == PROFILE_PID_FP ? "profiled" :
+		    proc->type == PROFILE_PID_PYTHON ? "profiled, Python" :
 		    "not profiled");
 		break;
 	case PROFILE_EVENT_EXEC:
@@ -366,6 +399,22 @@ pids_event(struct pids *p, const struct profile_event *ev)
 			resolve_proc_refresh(p->resolve, proc->rp);
 		else
 			pids_open_maps(p, proc);
+		/* Waiting for libpython: has the loader mapped it now? */
+		if (proc->py_pending) {
+			pids_python_detect(p, proc);
+			pids_write_config(p, proc, proc->py_pending &&
+			    ++proc->py_tries < PIDS_PY_TRIES ?
+			    PROFILE_PID_F_NOTIFY : 0);
+		}
+		break;
+	case PROFILE_EVENT_PYSTACK:
+		/* A new Python stack: read its code objects now. */
+		if ((proc = pids_find(p, pid)) != NULL && proc->py != NULL &&
+		    proc->state == PIDS_ALIVE &&
+		    python_proc_stack_seen(p->python, proc->py, ev->arg,
+		    ev->arg2) &&
+		    proc->rp != NULL)
+			resolve_proc_refresh(p->resolve, proc->rp);
 		break;
 	case PROFILE_EVENT_EXIT:
 		p->exits++;
@@ -462,6 +511,7 @@ pids_round_end(struct pids *p)
 		pids_proc_free(p, proc);
 		/* Removal may have moved another entry into slot i. */
 	}
+	python_round_end(p->python);
 	p->round++;
 	if (p->round % PIDS_SWEEP_ROUNDS == 0)
 		pids_sweep(p);
@@ -479,12 +529,20 @@ pids_configure(struct pids *p, const struct config *conf)
 {
 	struct pids_proc	*proc;
 	size_t			 i;
+	int			 was = python_is_enabled(p->python);
 
 	p->conf = conf;
+	python_configure(p->python, conf);
 	for (i = 0; i < p->size; i++) {
 		if ((proc = p->v[i]) == NULL || proc->state != PIDS_ALIVE)
 			continue;
 		pids_target(p, proc);
+		/* Python (src/python.c): walk it again, or stop. */
+		if (was != python_is_enabled(p->python) ||
+		    proc->type != PROFILE_PID_FP)
+			pids_python_detect(p, proc);
+		else if (proc->py != NULL)
+			proc->type = PROFILE_PID_PYTHON;
 		if (proc->type == PROFILE_PID_FP)
 			pids_open_maps(p, proc);
 		pids_write_config(p, proc, 0);
@@ -526,7 +584,8 @@ pids_log_state(struct pids *p)
 	size_t	 i, profiled = 0;
 
 	for (i = 0; i < p->size; i++) {
-		if (p->v[i] != NULL && p->v[i]->type == PROFILE_PID_FP)
+		if (p->v[i] != NULL && (p->v[i]->type == PROFILE_PID_FP ||
+		    p->v[i]->type == PROFILE_PID_PYTHON))
 			profiled++;
 	}
 	log_info("pids: %zu tracked (%zu alive, %zu dead, %zu profiled), "
@@ -535,4 +594,11 @@ pids_log_state(struct pids *p)
 	    pids_count(p, PIDS_DEAD), profiled, pids_bpf_entries(p), (unsigned long long)p->requests,
 	    (unsigned long long)p->execs, (unsigned long long)p->exits,
 	    (unsigned long long)p->swept);
+	python_log_state(p->python);
+}
+
+struct python *
+pids_python(struct pids *p)
+{
+	return p->python;
 }

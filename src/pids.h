@@ -9,6 +9,8 @@
 
 struct config;
 struct pids;
+struct python;
+struct python_proc;
 struct resolve;
 struct resolve_proc;
 struct session;
@@ -29,6 +31,9 @@ struct pids_proc {
 	int			 evaluated;
 	struct target_labels	*labels;	/* of its target */
 	struct resolve_proc	*rp;
+	struct python_proc	*py;		/* type PYTHON: src/python.c */
+	int			 py_pending;	/* libpython not mapped yet */
+	int			 py_tries;
 };
 
 struct pids	*pids_create(struct session *, struct resolve *,
@@ -42,5 +47,6 @@ void		 pids_round_end(struct pids *);
 void		 pids_log_state(struct pids *);
 size_t		 pids_count(struct pids *, enum pids_state);
 size_t		 pids_bpf_entries(struct pids *);
+struct python	*pids_python(struct pids *);
 
 #endif

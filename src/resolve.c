@@ -1,11 +1,18 @@
 /*
  * Naming frames.
  *
- * A user frame is named after the function symbol covering its address
- * in the file mapped there (.symtab, else .dynsym), without an offset:
- * "main", not "main+0x12", since profiles add samples up by function.
- * A kernel frame is named "sym" in the core kernel and "sym [module]" in
- * a module, from /proc/kallsyms.
+ * A user frame is named after the function covering its address in the
+ * file mapped there, without an offset: "main", not "main+0x12", since
+ * profiles add samples up by function.  The file's symbols come from its
+ * .symtab and .dynsym, its separate debug file or MiniDebugInfo, or Go's
+ * pclntab (symfile.c); C++ and Rust names are demangled as configured.
+ * In Go code inlined from another function, the frame is named after
+ * the innermost function inlined there, as Go names it;
+ * resolve_user_frames gives the whole chain.  Code in anonymous memory,
+ * or in a file without a symbol for it, is named from the process's perf
+ * map (/tmp/perf-PID.map, JIT compilers) when it has one.  A kernel
+ * frame is named "sym" in the core kernel and "sym [module]" in a
+ * module, from /proc/kallsyms.
  *
  * A frame without a symbol is named by the first of these that applies:
  *
@@ -23,7 +30,8 @@
  * end of the round still gets names.  An address in no mapping makes us
  * read the maps again (a library loaded since), at most once per round
  * per process, and only while the process is the same one (its start
- * time has not changed).
+ * time has not changed).  A perf map is read when a frame first needs
+ * it, and again when it changed, at most once per round per process.
  */
 #include <sys/types.h>
 
@@ -36,6 +44,7 @@
 #include "config.h"
 #include "kallsyms.h"
 #include "log.h"
+#include "perfmap.h"
 #include "proc.h"
 #include "procmaps.h"
 #include "resolve.h"
@@ -48,6 +57,8 @@
 struct resolve {
 	int			 module_offset;
 	int			 address;
+	int			 perf_maps;
+	size_t			 nperfmaps, perfmap_bytes;
 	struct symcache		*cache;
 	struct kallsyms		*ksyms;
 	int			 ksyms_loaded;
@@ -64,6 +75,9 @@ struct resolve_proc {
 	struct symcache_file	**files;	/* one per mapping */
 	uint64_t		 reread;	/* 1 + round of last re-read */
 	size_t			 last;		/* mapping of the last frame */
+	struct perfmap		*pm;
+	struct perfmap_proc	 pmp;		/* whose map */
+	uint64_t		 pm_tried;	/* 1 + round of last read */
 };
 
 struct resolve *
@@ -92,6 +106,7 @@ resolve_configure(struct resolve *r, const struct config *conf)
 {
 	r->module_offset = conf->unknown_symbol_module_offset;
 	r->address = conf->unknown_symbol_address;
+	r->perf_maps = conf->perf_maps;
 	symcache_configure(r->cache, conf);
 }
 
@@ -149,6 +164,88 @@ resolve_proc_load(struct resolve *r, struct resolve_proc *rp,
 	rp->last = 0;
 }
 
+static void
+resolve_perfmap_drop(struct resolve *r, struct resolve_proc *rp)
+{
+	if (rp->pm == NULL)
+		return;
+	r->nperfmaps--;
+	r->perfmap_bytes -= perfmap_bytes(rp->pm);
+	perfmap_free(rp->pm);
+	rp->pm = NULL;
+	rp->pm_tried = 0;
+}
+
+/* Is rp still the process it was opened for? */
+static int
+resolve_proc_is_same(struct resolve_proc *rp)
+{
+	unsigned long long	 t;
+
+	return rp->start_time != 0 && resolve_start_time(rp->pid, &t) == 0 &&
+	    t == rp->start_time;
+}
+
+/*
+ * Read the process's perf map if it changed: through its root while it
+ * runs; once it is gone, where it left it if it shared our /tmp.
+ * resolve_perfmap_read does it at most once per round.
+ */
+static void
+resolve_perfmap_update(struct resolve *r, struct resolve_proc *rp, int alive)
+{
+	size_t	 before;
+	int	 had;
+
+	/* perf_maps was off when the process was opened. */
+	if (rp->pmp.pid == 0 && (!alive || perfmap_proc_read(&rp->pmp,
+	    rp->pid, rp->start_time) == -1))
+		return;
+	had = rp->pm != NULL;
+	before = perfmap_bytes(rp->pm);
+	if (perfmap_update(&rp->pm, &rp->pmp, alive) != 1)
+		return;
+	if (!had)
+		r->nperfmaps++;
+	r->perfmap_bytes += perfmap_bytes(rp->pm);
+	r->perfmap_bytes -= before;
+}
+
+static void
+resolve_perfmap_read(struct resolve *r, struct resolve_proc *rp)
+{
+	if (!r->perf_maps || rp->pm_tried == r->round + 1)
+		return;
+	rp->pm_tried = r->round + 1;
+	resolve_perfmap_update(r, rp, resolve_proc_is_same(rp));
+}
+
+/* The name of JIT code at addr from the process's perf map. */
+static const char *
+resolve_perfmap(struct resolve *r, struct resolve_proc *rp, uint64_t addr)
+{
+	const char	*name;
+
+	if (!r->perf_maps)
+		return NULL;
+	if ((name = perfmap_lookup(rp->pm, addr)) != NULL)
+		return name;
+	resolve_perfmap_read(r, rp);
+	return perfmap_lookup(rp->pm, addr);
+}
+
+/*
+ * Note whose perf map the process would have, and read it if it is
+ * there already: a process may be gone before its frames are named.
+ */
+static void
+resolve_perfmap_open(struct resolve *r, struct resolve_proc *rp)
+{
+	memset(&rp->pmp, 0, sizeof(rp->pmp));
+	if (r->perf_maps)
+		resolve_perfmap_update(r, rp, 1);
+}
+
 /* NULL if the process is gone. */
 struct resolve_proc *
 resolve_proc_open(struct resolve *r, pid_t pid)
@@ -165,6 +262,7 @@ resolve_proc_open(struct resolve *r, pid_t pid)
 	if (resolve_start_time(pid, &rp->start_time) == -1)
 		rp->start_time = 0;
 	resolve_proc_load(r, rp, maps);
+	resolve_perfmap_open(r, rp);
 	return rp;
 }
 
@@ -179,6 +277,9 @@ resolve_proc_refresh(struct resolve *r, struct resolve_proc *rp)
 	if (resolve_start_time(rp->pid, &rp->start_time) == -1)
 		rp->start_time = 0;
 	resolve_proc_load(r, rp, maps);
+	/* Another program: its JIT code, if any, is new. */
+	resolve_perfmap_drop(r, rp);
+	resolve_perfmap_open(r, rp);
 }
 
 void
@@ -192,6 +293,7 @@ resolve_proc_close(struct resolve *r, struct resolve_proc *rp)
 		symcache_put(r->cache, rp->files[i]);
 	free(rp->files);
 	procmaps_free(rp->maps);
+	resolve_perfmap_drop(r, rp);
 	free(rp);
 }
 
@@ -200,13 +302,11 @@ static int
 resolve_proc_reread(struct resolve *r, struct resolve_proc *rp)
 {
 	struct procmaps		*maps;
-	unsigned long long	 t;
 
 	if (rp->reread == r->round + 1)
 		return 0;
 	rp->reread = r->round + 1;
-	if (rp->start_time == 0 || resolve_start_time(rp->pid, &t) == -1 ||
-	    t != rp->start_time)
+	if (!resolve_proc_is_same(rp))
 		return 0;
 	if ((maps = procmaps_read(rp->pid)) == NULL)
 		return 0;
@@ -249,23 +349,37 @@ resolve_unknown(struct resolve *r, const char *module, uint64_t off,
 	return "[unknown]";
 }
 
-const char *
-resolve_user(struct resolve *r, struct resolve_proc *rp, uint64_t addr)
+/*
+ * Name the frame at addr into names (max of them; chain: Go's inlined
+ * calls too, else only the innermost name).  How many, at least 1.
+ */
+static size_t
+resolve_user_names(struct resolve *r, struct resolve_proc *rp,
+    uint64_t addr, const char **names, size_t max, int chain)
 {
 	const struct procmaps_entry	*e;
 	struct symcache_file		*f;
 	const char			*name;
-	uint64_t			 off;
-	size_t				 i;
+	uint64_t			 off, vaddr;
+	size_t				 i, n = 0;
 
 	r->frames++;
-	if (rp == NULL)
-		return resolve_unknown(r, NULL, 0, addr);
+	if (rp == NULL) {
+		names[0] = resolve_unknown(r, NULL, 0, addr);
+		return 1;
+	}
 	if ((e = resolve_proc_find(rp, addr)) == NULL &&
 	    resolve_proc_reread(r, rp))
 		e = resolve_proc_find(rp, addr);
-	if (e == NULL)
-		return resolve_unknown(r, NULL, 0, addr);
+	if (e == NULL) {
+		if ((name = resolve_perfmap(r, rp, addr)) != NULL) {
+			r->named++;
+			names[0] = name;
+			return 1;
+		}
+		names[0] = resolve_unknown(r, NULL, 0, addr);
+		return 1;
+	}
 	i = e - rp->maps->v;
 	off = addr - e->start + e->offset;
 	if ((f = rp->files[i]) != NULL && symcache_file_is_evicted(f)) {
@@ -274,12 +388,44 @@ resolve_user(struct resolve *r, struct resolve_proc *rp, uint64_t addr)
 		symcache_put(r->cache, f);
 		f = rp->files[i];
 	}
-	if (f != NULL && (name = symcache_symbol(r->cache, f, off)) != NULL) {
-		r->named++;
-		return name;
+	if (f != NULL) {
+		if (!chain) {
+			if ((names[0] = symcache_symbol(r->cache, f, off)) !=
+			    NULL)
+				n = 1;
+		} else if (symcache_file_vaddr(f, off, &vaddr) == 0)
+			n = symcache_frames(r->cache, f, vaddr, names, max);
+		if (n > 0) {
+			r->named++;
+			return n;
+		}
 	}
-	return resolve_unknown(r, e->kind == PROCMAPS_ANON ? NULL :
+	if ((name = resolve_perfmap(r, rp, addr)) != NULL) {
+		r->named++;
+		names[0] = name;
+		return 1;
+	}
+	names[0] = resolve_unknown(r, e->kind == PROCMAPS_ANON ? NULL :
 	    procmaps_basename(e), off, addr);
+	return 1;
+}
+
+const char *
+resolve_user(struct resolve *r, struct resolve_proc *rp, uint64_t addr)
+{
+	const char	*name;
+
+	resolve_user_names(r, rp, addr, &name, 1, 0);
+	return name;
+}
+
+size_t
+resolve_user_frames(struct resolve *r, struct resolve_proc *rp,
+    uint64_t addr, const char **names, size_t max)
+{
+	if (max == 0)
+		return 0;
+	return resolve_user_names(r, rp, addr, names, max, 1);
 }
 
 static void
@@ -316,21 +462,28 @@ resolve_kernel(struct resolve *r, uint64_t addr)
 	return resolve_unknown(r, NULL, 0, addr);
 }
 
-const char *
-resolve_file(struct resolve *r, const char *path, uint64_t vaddr)
+static size_t
+resolve_file_names(struct resolve *r, const char *path, uint64_t vaddr,
+    const char **names, size_t max, int chain)
 {
 	struct symcache_file	*f;
-	const char		*name, *base;
+	const char		*base;
 	uint64_t		 off = 0;
+	size_t			 n = 0;
 
 	r->frames++;
 	f = symcache_get_path(r->cache, path);
 	/* A cached table outlives the reference; an uncached has no names. */
-	name = symcache_symbol_vaddr(r->cache, f, vaddr);
-	if (name != NULL) {
+	if (!chain) {
+		if ((names[0] = symcache_symbol_vaddr(r->cache, f, vaddr)) !=
+		    NULL)
+			n = 1;
+	} else
+		n = symcache_frames(r->cache, f, vaddr, names, max);
+	if (n > 0) {
 		symcache_put(r->cache, f);
 		r->named++;
-		return name;
+		return n;
 	}
 	if ((base = strrchr(path, '/')) != NULL && base[1] != '\0')
 		base++;
@@ -339,7 +492,26 @@ resolve_file(struct resolve *r, const char *path, uint64_t vaddr)
 	if (symcache_file_offset(f, vaddr, &off) == -1)
 		base = NULL;
 	symcache_put(r->cache, f);
-	return resolve_unknown(r, base, off, vaddr);
+	names[0] = resolve_unknown(r, base, off, vaddr);
+	return 1;
+}
+
+const char *
+resolve_file(struct resolve *r, const char *path, uint64_t vaddr)
+{
+	const char	*name;
+
+	resolve_file_names(r, path, vaddr, &name, 1, 0);
+	return name;
+}
+
+size_t
+resolve_file_frames(struct resolve *r, const char *path, uint64_t vaddr,
+    const char **names, size_t max)
+{
+	if (max == 0)
+		return 0;
+	return resolve_file_names(r, path, vaddr, names, max, 1);
 }
 
 void
@@ -359,8 +531,10 @@ resolve_stats(struct resolve *r, struct resolve_stats *st)
 	st->frames = r->frames;
 	st->named = r->named;
 	st->unknown = r->unknown;
-	st->files = cs.files;
-	st->file_bytes = cs.bytes;
+	st->files = cs.files + r->nperfmaps;
+	st->file_bytes = cs.bytes + r->perfmap_bytes;
+	st->perf_maps = r->nperfmaps;
+	st->perf_map_bytes = r->perfmap_bytes;
 	st->ksyms = kallsyms_count(r->ksyms);
 	st->hits = cs.hits;
 	st->misses = cs.misses;

@@ -13,8 +13,10 @@ struct resolve_stats {
 	uint64_t	frames;		/* frames asked for */
 	uint64_t	named;		/* given a symbol name */
 	uint64_t	unknown;	/* no symbol found */
-	size_t		files;		/* symbol tables loaded */
+	size_t		files;		/* symbol tables and perf maps loaded */
 	size_t		file_bytes;	/* their memory */
+	size_t		perf_maps;	/* of which perf maps */
+	size_t		perf_map_bytes;
 	size_t		ksyms;		/* kernel symbols */
 	uint64_t	hits, misses;	/* symbol table cache */
 };
@@ -43,6 +45,17 @@ const char	*resolve_user(struct resolve *, struct resolve_proc *,
 const char	*resolve_kernel(struct resolve *, uint64_t);
 /* A frame at an ELF virtual address of a file (for resolve -f). */
 const char	*resolve_file(struct resolve *, const char *, uint64_t);
+
+/*
+ * The functions at an address, outermost first: where Go inlined calls,
+ * the function the code is in and then each function inlined, down to
+ * the one resolve_user names.  How many were put in names (at least 1,
+ * at most max); valid until the next call.
+ */
+size_t		 resolve_user_frames(struct resolve *, struct resolve_proc *,
+		    uint64_t, const char **, size_t);
+size_t		 resolve_file_frames(struct resolve *, const char *, uint64_t,
+		    const char **, size_t);
 
 void		 resolve_round_end(struct resolve *);
 void		 resolve_stats(struct resolve *, struct resolve_stats *);

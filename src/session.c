@@ -209,6 +209,8 @@ session_set_knobs(struct session *s, const struct config *conf)
 	s->skel->data->offcpu_states = conf->offcpu_states;
 	s->skel->data->offcpu_min_ns = conf->offcpu_min_block_us * 1000ULL;
 	s->skel->bss->offcpu_max_ns = conf->offcpu_max_block_us * 1000ULL;
+	/* Python frames walked: bpf/pyperf.h. */
+	s->skel->data->py_depth = conf->python_depth;
 }
 
 static void
@@ -257,6 +259,8 @@ session_load(const struct config *conf, int use_btf)
 	bpf_map__set_max_entries(skel->maps.stacks, conf->stack_map_entries);
 	bpf_map__set_max_entries(skel->maps.offcpu_start,
 	    conf->offcpu_map_entries);
+	bpf_map__set_max_entries(skel->maps.pystacks,
+	    conf->python_stack_map_entries);
 	/* A ring buffer is a power-of-two number of pages. */
 	for (rb = 4096; rb < conf->ringbuf_kb * 1024; rb <<= 1)
 		;
@@ -452,6 +456,19 @@ session_offcpu_fd(struct session *s)
 	return bpf_map__fd(s->skel->maps.offcpu_start);
 }
 
+/* Python: the interpreters (py_info) and their stacks (pystacks). */
+int
+session_pyinfo_fd(struct session *s)
+{
+	return bpf_map__fd(s->skel->maps.py_info);
+}
+
+int
+session_pystacks_fd(struct session *s)
+{
+	return bpf_map__fd(s->skel->maps.pystacks);
+}
+
 void
 session_stats(struct session *s, uint64_t *stats)
 {
@@ -497,6 +514,11 @@ session_stat_name(int stat)
 		[PROFILE_STAT_OFFCPU_LONG] = "offcpu_long",
 		[PROFILE_STAT_EXITING] = "exiting",
 		[PROFILE_STAT_OFFCPU_PENDING_DROP] = "offcpu_pending_drop",
+		[PROFILE_STAT_PY_STACKS] = "py_stacks",
+		[PROFILE_STAT_PY_NO_THREAD] = "py_no_thread",
+		[PROFILE_STAT_PY_READ_ERR] = "py_read_err",
+		[PROFILE_STAT_PY_TRUNCATED] = "py_truncated",
+		[PROFILE_STAT_PY_STACKS_FULL] = "py_stacks_full",
 	};
 
 	if (stat < 0 || stat >= PROFILE_STAT_MAX || names[stat] == NULL)

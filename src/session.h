@@ -36,6 +36,8 @@ int		 session_counts_fd(struct session *);
 int		 session_stacks_fd(struct session *);
 int		 session_pid_fd(struct session *);
 int		 session_offcpu_fd(struct session *);
+int		 session_pyinfo_fd(struct session *);
+int		 session_pystacks_fd(struct session *);
 int		 session_thread_comm_fd(struct session *);
 /* Sum the per-CPU counters into stats[PROFILE_STAT_MAX]. */
 void		 session_stats(struct session *, uint64_t *);

@@ -33,7 +33,10 @@ struct stacks_entry {
 };
 
 struct stacks {
-	struct session		*session;
+	int			 fd;	/* the BPF map */
+	size_t			 vwords;	/* u64 words of a value */
+	size_t			(*len)(const uint64_t *, size_t);
+	uint64_t		*buf;	/* one value */
 	struct stacks_entry	*v;
 	size_t			 size;	/* power of 2 */
 	size_t			 count;
@@ -41,13 +44,39 @@ struct stacks {
 	struct stacks_stats	 st;
 };
 
+/* Native stacks: return addresses up to the first 0. */
+static size_t
+stacks_native_len(const uint64_t *ip, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n && ip[i] != 0; i++)
+		;
+	return i;
+}
+
 struct stacks *
 stacks_create(struct session *session)
+{
+	return stacks_create_map(session_stacks_fd(session),
+	    PROFILE_STACK_DEPTH, stacks_native_len);
+}
+
+/*
+ * A map of other stacks (Python's): values of vwords u64 words, of
+ * which len() tells how many to keep.
+ */
+struct stacks *
+stacks_create_map(int fd, size_t vwords,
+    size_t (*len)(const uint64_t *, size_t))
 {
 	struct stacks	*s;
 
 	s = xcalloc(1, sizeof(*s));
-	s->session = session;
+	s->fd = fd;
+	s->vwords = vwords;
+	s->len = len;
+	s->buf = xcalloc(vwords, sizeof(*s->buf));
 	s->size = 1024;
 	s->v = xcalloc(s->size, sizeof(*s->v));
 	s->round = 1;
@@ -64,6 +93,7 @@ stacks_free(struct stacks *s)
 	for (i = 0; i < s->size; i++)
 		free(s->v[i].ip);
 	free(s->v);
+	free(s->buf);
 	free(s);
 }
 
@@ -120,9 +150,8 @@ stacks_remove(struct stacks *s, struct stacks_entry *e)
 const uint64_t *
 stacks_get(struct stacks *s, uint64_t id, size_t *n)
 {
-	struct profile_stack	 buf;
 	struct stacks_entry	*e;
-	uint32_t		 i;
+	size_t			 i;
 
 	*n = 0;
 	if (id == 0)
@@ -136,13 +165,11 @@ stacks_get(struct stacks *s, uint64_t id, size_t *n)
 		return e->ip;
 	}
 	s->st.misses++;
-	if (bpf_map_lookup_elem(session_stacks_fd(s->session), &id,
-	    &buf) != 0) {
+	if (bpf_map_lookup_elem(s->fd, &id, s->buf) != 0) {
 		s->st.lost++;
 		return NULL;
 	}
-	for (i = 0; i < PROFILE_STACK_DEPTH && buf.ip[i] != 0; i++)
-		;
+	i = s->len(s->buf, s->vwords);
 	if (i == 0)
 		return NULL;
 	if ((s->count + 1) * 2 > s->size) {
@@ -152,7 +179,7 @@ stacks_get(struct stacks *s, uint64_t id, size_t *n)
 	e->id = id;
 	e->n = i;
 	e->ip = xcalloc(i, sizeof(*e->ip));
-	memcpy(e->ip, buf.ip, i * sizeof(*e->ip));
+	memcpy(e->ip, s->buf, i * sizeof(*e->ip));
 	e->in_bpf = 1;
 	e->used = s->round;
 	s->count++;
@@ -172,7 +199,7 @@ stacks_sweep(struct stacks *s)
 {
 	uint64_t	 key, next, *dead = NULL;
 	size_t		 ndead = 0, i;
-	int		 fd = session_stacks_fd(s->session);
+	int		 fd = s->fd;
 	void		*prev = NULL;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
@@ -195,7 +222,7 @@ stacks_round_end(struct stacks *s)
 {
 	struct stacks_entry	*e;
 	size_t			 i;
-	int			 fd = session_stacks_fd(s->session);
+	int			 fd = s->fd;
 
 	for (i = 0; i < s->size;) {
 		e = &s->v[i];

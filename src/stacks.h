@@ -15,10 +15,13 @@ struct stacks_stats {
 };
 
 struct stacks	*stacks_create(struct session *);
+struct stacks	*stacks_create_map(int, size_t,
+		    size_t (*)(const uint64_t *, size_t));
 void		 stacks_free(struct stacks *);
 /*
- * The frames of a stack id (leaf first) and their number; NULL with
- * *n = 0 when the id is not known.  Valid until stacks_round_end().
+ * The frames of a stack id (leaf first) and their number -- of a map
+ * of stacks_create_map(), the words len() kept --; NULL with *n = 0
+ * when the id is not known.  Valid until stacks_round_end().
  */
 const uint64_t	*stacks_get(struct stacks *, uint64_t, size_t *);
 void		 stacks_round_end(struct stacks *);

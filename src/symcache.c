@@ -15,13 +15,20 @@
  * at that path is not the mapped one (replaced, or a container planted
  * another), through /proc/PID/map_files/START-END, which is the mapped
  * file itself.  Opens are O_NONBLOCK and only regular files are read, so
- * a FIFO at the path cannot hang the daemon.
+ * a FIFO at the path cannot hang the daemon.  What a file's table holds
+ * (its symbols, its debug files', its MiniDebugInfo's, Go's) is
+ * symfile.c's business.
  *
- * Bounds: at most symbol_cache_files tables are cached (least recently
- * used first out), and a table unused for symbol_cache_rounds rounds is
- * dropped.  A dropped table's memory is freed even when a process still
- * refers to it: the reference is then "evicted" and the caller gets the
- * table again (usually from the cache) the next time it needs it.
+ * The vDSO of a process is read from its memory; when it is the same
+ * image as ours (the usual case) our own table serves, and another one
+ * (a process of another ABI) is cached by build id.
+ *
+ * Bounds: at most symbol_cache_files tables and about symbol_cache_bytes
+ * of memory are cached (least recently used first out), and a table
+ * unused for symbol_cache_rounds rounds is dropped.  A dropped table's
+ * memory is freed even when a process still refers to it: the reference
+ * is then "evicted" and the caller gets the table again (usually from
+ * the cache) the next time it needs it.
  *
  * A file that is not ELF or does not parse is cached as a table without
  * symbols, so it is not read again for every frame.  A file that cannot
@@ -29,8 +36,9 @@
  * next process mapping it may do better), but the caller keeps the empty
  * table for as long as it holds the mapping.
  *
- * Later sources of symbols (debug files by build id or .gnu_debuglink,
- * MiniDebugInfo, Go's pclntab, perf maps) belong in symcache_load.
+ * C++ and Rust names are demangled when asked for, each table keeping
+ * those it demangled (demangle.c); a new demangle mode drops them, new
+ * debug_dirs drop every table.
  */
 #include <sys/types.h>
 #include <sys/auxv.h>
@@ -47,14 +55,19 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "demangle.h"
 #include "elf.h"
+#include "gopclntab.h"
 #include "log.h"
 #include "procmaps.h"
 #include "symcache.h"
+#include "symfile.h"
 #include "symtab.h"
 #include "xmalloc.h"
 
 #define SYMCACHE_BUCKETS_MIN	256
+/* A vDSO is a few pages; a bigger mapping of that name is not read. */
+#define SYMCACHE_VDSO_MAX	(1024 * 1024)
 
 /* What identifies a file's contents without reading it. */
 struct symcache_key {
@@ -74,12 +87,8 @@ struct symcache_alias {
 };
 
 struct symcache_file {
-	struct symtab		*symtab;	/* NULL: no symbols */
-	struct elf_file_segment	*segs;
-	size_t			 nsegs;
-	uint8_t			 build_id[ELF_FILE_BUILD_ID_MAX];
-	size_t			 build_id_len;
-	int			 has_symtab;
+	struct symfile		 sf;
+	struct demangle_cache	*dm;		/* names demangled so far */
 	size_t			 bytes;
 	unsigned int		 refs;		/* holders, the cache aside */
 	int			 cached;
@@ -93,7 +102,10 @@ struct symcache_file {
 
 struct symcache {
 	size_t			 max_files;
+	size_t			 max_bytes;
 	uint64_t		 max_rounds;
+	int			 demangle;	/* enum config_demangle */
+	char			*debug_dirs;
 	uint64_t		 round;
 	struct symcache_alias	**ino;
 	size_t			 ino_size, ino_n;
@@ -102,8 +114,9 @@ struct symcache {
 	struct symcache_file	*head, *tail;
 	size_t			 nfiles, bytes;
 	uint64_t		 hits, misses;
-	struct symcache_file	*vdso;
+	struct symcache_file	*vdso;		/* ours */
 	int			 vdso_tried;
+	const void		*vdso_img;
 	uint64_t		 vdso_size;
 };
 
@@ -210,8 +223,8 @@ symcache_bid_grow(struct symcache *c)
 	for (i = 0; i < c->bid_size; i++)
 		for (f = c->bid[i]; f != NULL; f = next) {
 			next = f->bid_next;
-			h = symcache_bid_hash(f->build_id, f->build_id_len,
-			    f->has_symtab) & (size - 1);
+			h = symcache_bid_hash(f->sf.build_id,
+			    f->sf.build_id_len, f->sf.has_symtab) & (size - 1);
 			f->bid_next = v[h];
 			v[h] = f;
 		}
@@ -282,7 +295,7 @@ symcache_alias_remove(struct symcache *c, struct symcache_alias *a)
 		}
 	free(a);
 	/* Without a build id nothing finds the table any more. */
-	if (f->aliases == NULL && f->build_id_len == 0)
+	if (f->aliases == NULL && f->sf.build_id_len == 0)
 		symcache_evict(c, f);
 }
 
@@ -295,8 +308,9 @@ symcache_bid_find(struct symcache *c, const uint8_t *id, size_t len,
 	f = c->bid[symcache_bid_hash(id, len, has_symtab) &
 	    (c->bid_size - 1)];
 	for (; f != NULL; f = f->bid_next)
-		if (f->build_id_len == len && f->has_symtab == has_symtab &&
-		    memcmp(f->build_id, id, len) == 0)
+		if (f->sf.build_id_len == len &&
+		    f->sf.has_symtab == has_symtab &&
+		    memcmp(f->sf.build_id, id, len) == 0)
 			return f;
 	return NULL;
 }
@@ -308,8 +322,8 @@ symcache_bid_add(struct symcache *c, struct symcache_file *f)
 
 	if (c->bid_n >= c->bid_size)
 		symcache_bid_grow(c);
-	h = symcache_bid_hash(f->build_id, f->build_id_len, f->has_symtab) &
-	    (c->bid_size - 1);
+	h = symcache_bid_hash(f->sf.build_id, f->sf.build_id_len,
+	    f->sf.has_symtab) & (c->bid_size - 1);
 	f->bid_next = c->bid[h];
 	c->bid[h] = f;
 	c->bid_n++;
@@ -320,8 +334,8 @@ symcache_bid_remove(struct symcache *c, struct symcache_file *f)
 {
 	struct symcache_file	**pp;
 
-	pp = &c->bid[symcache_bid_hash(f->build_id, f->build_id_len,
-	    f->has_symtab) & (c->bid_size - 1)];
+	pp = &c->bid[symcache_bid_hash(f->sf.build_id, f->sf.build_id_len,
+	    f->sf.has_symtab) & (c->bid_size - 1)];
 	for (; *pp != NULL; pp = &(*pp)->bid_next)
 		if (*pp == f) {
 			*pp = f->bid_next;
@@ -373,11 +387,9 @@ symcache_touch(struct symcache *c, struct symcache_file *f)
 static void
 symcache_file_release(struct symcache_file *f)
 {
-	symtab_free(f->symtab);
-	f->symtab = NULL;
-	free(f->segs);
-	f->segs = NULL;
-	f->nsegs = 0;
+	symfile_release(&f->sf);
+	demangle_cache_free(f->dm);
+	f->dm = NULL;
 }
 
 static void
@@ -411,7 +423,7 @@ symcache_evict(struct symcache *c, struct symcache_file *f)
 		free(a);
 	}
 	f->aliases = NULL;
-	if (f->build_id_len > 0)
+	if (f->sf.build_id_len > 0)
 		symcache_bid_remove(c, f);
 	symcache_lru_unlink(c, f);
 	c->nfiles--;
@@ -423,24 +435,27 @@ symcache_evict(struct symcache *c, struct symcache_file *f)
 		free(f);
 }
 
+/* The most recently used table stays, however big it is. */
 static void
 symcache_trim(struct symcache *c)
 {
-	while (c->nfiles > c->max_files && c->tail != NULL)
+	while ((c->nfiles > c->max_files || c->bytes > c->max_bytes) &&
+	    c->tail != NULL && c->tail != c->head)
 		symcache_evict(c, c->tail);
 }
 
+/* k NULL: found by build id only (a vDSO). */
 static void
 symcache_insert(struct symcache *c, struct symcache_file *f,
     const struct symcache_key *k)
 {
 	f->cached = 1;
 	f->used_round = c->round;
-	f->bytes = sizeof(*f) + symtab_bytes(f->symtab) +
-	    f->nsegs * sizeof(*f->segs);
-	if (f->build_id_len > 0)
+	f->bytes = sizeof(*f) + symfile_bytes(&f->sf);
+	if (f->sf.build_id_len > 0)
 		symcache_bid_add(c, f);
-	symcache_alias_add(c, f, k);
+	if (k != NULL)
+		symcache_alias_add(c, f, k);
 	symcache_lru_push(c, f);
 	c->nfiles++;
 	c->bytes += f->bytes;
@@ -455,26 +470,13 @@ symcache_ref(struct symcache *c, struct symcache_file *f)
 	return f;
 }
 
-/* Read the symbols of an open ELF file into f. */
-static void
-symcache_load(struct symcache_file *f, struct elf_file *ef)
-{
-	struct symtab_builder	*b;
-
-	if ((f->segs = elf_file_segments(ef, &f->nsegs)) == NULL)
-		return;
-	b = symtab_builder_create();
-	elf_file_symbols(ef, b);
-	f->symtab = symtab_builder_finish(b);
-}
-
 /*
  * The table for the file at path, whose key k the caller has from a
- * stat of that path.  Never NULL.
+ * stat of that path; ctx says where its debug files may be.  Never NULL.
  */
 static struct symcache_file *
 symcache_lookup(struct symcache *c, const char *path,
-    const struct symcache_key *k)
+    const struct symcache_key *k, struct symfile_ctx *ctx)
 {
 	struct symcache_alias	*a;
 	struct symcache_file	*f, *g;
@@ -511,12 +513,9 @@ symcache_lookup(struct symcache *c, const char *path,
 		close(fd);
 		return f;
 	}
-	if (elf_file_build_id(ef, f->build_id, sizeof(f->build_id),
-	    &f->build_id_len) == -1)
-		f->build_id_len = 0;
-	f->has_symtab = elf_file_has_symtab(ef);
-	if (f->build_id_len > 0 && (g = symcache_bid_find(c, f->build_id,
-	    f->build_id_len, f->has_symtab)) != NULL) {
+	symfile_identify(&f->sf, ef);
+	if (f->sf.build_id_len > 0 && (g = symcache_bid_find(c,
+	    f->sf.build_id, f->sf.build_id_len, f->sf.has_symtab)) != NULL) {
 		elf_file_close(ef);
 		close(fd);
 		free(f);
@@ -525,10 +524,14 @@ symcache_lookup(struct symcache *c, const char *path,
 		return symcache_ref(c, g);
 	}
 	c->misses++;
-	symcache_load(f, ef);
+	ctx->debug_dirs = c->debug_dirs;
+	ctx->dev = sb.st_dev;
+	ctx->ino = sb.st_ino;
+	symfile_load(&f->sf, ef, ctx);
 	elf_file_close(ef);
 	close(fd);
-	log_debug("%s: %zu symbols", path, symtab_count(f->symtab));
+	log_debug("%s: %zu symbols (sources 0x%x)", path,
+	    symfile_count(&f->sf), f->sf.sources);
 	symcache_insert(c, f, k);
 	return f;
 
@@ -539,43 +542,81 @@ uncached:
 	return f;
 }
 
-/*
- * The vDSO of a process is the kernel's image, the same as ours when
- * the process has the same ABI (the size tells), so it is read once from
- * our own memory.
- */
-static struct symcache_file *
-symcache_vdso(struct symcache *c, const struct procmaps_entry *me)
+/* Our own vDSO, read once from our memory. */
+static void
+symcache_vdso_self(struct symcache *c)
 {
 	const struct procmaps_entry	*e;
 	struct procmaps			*m;
-	struct elf_file			*ef;
 	struct symcache_file		*f;
 	unsigned long			 base;
 
-	if (!c->vdso_tried) {
-		c->vdso_tried = 1;
-		if ((base = getauxval(AT_SYSINFO_EHDR)) == 0 ||
-		    (m = procmaps_read(getpid())) == NULL)
-			return NULL;
-		if ((e = procmaps_lookup(m, base)) != NULL &&
-		    strcmp(e->path, "[vdso]") == 0 && e->start == base) {
+	c->vdso_tried = 1;
+	if ((base = getauxval(AT_SYSINFO_EHDR)) == 0 ||
+	    (m = procmaps_read(getpid())) == NULL)
+		return;
+	if ((e = procmaps_lookup(m, base)) != NULL &&
+	    strcmp(e->path, "[vdso]") == 0 && e->start == base &&
+	    e->end - e->start <= SYMCACHE_VDSO_MAX) {
+		f = symcache_file_new();
+		f->vdso = 1;
+		if (symfile_load_mem(&f->sf, (void *)base,
+		    e->end - e->start) == 0) {
+			c->vdso = f;
+			c->vdso_img = (void *)base;
 			c->vdso_size = e->end - e->start;
-			if ((ef = elf_file_open_mem((void *)base,
-			    c->vdso_size)) != NULL) {
-				f = symcache_file_new();
-				f->vdso = 1;
-				symcache_load(f, ef);
-				elf_file_close(ef);
-				c->vdso = f;
-			}
-		}
-		procmaps_free(m);
+		} else
+			symcache_file_free(f);
 	}
-	if (c->vdso == NULL || me->end - me->start != c->vdso_size)
+	procmaps_free(m);
+}
+
+/*
+ * A process's vDSO: ours if its image is the same (or, when its memory
+ * cannot be read, of the same size), else read from its memory and
+ * cached by build id.  NULL if there is none we can read.
+ */
+static struct symcache_file *
+symcache_vdso(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
+{
+	struct symcache_file	*f, *g;
+	uint64_t		 size = me->end - me->start;
+	void			*buf;
+
+	if (!c->vdso_tried)
+		symcache_vdso_self(c);
+	if (size == 0 || size > SYMCACHE_VDSO_MAX)
 		return NULL;
-	c->vdso->refs++;
-	return c->vdso;
+	buf = xmalloc(size);
+	if (symfile_read_mem(pid, me->start, buf, size) == -1) {
+		free(buf);
+		if (c->vdso == NULL || size != c->vdso_size)
+			return NULL;
+		c->vdso->refs++;
+		return c->vdso;
+	}
+	if (c->vdso != NULL && size == c->vdso_size &&
+	    memcmp(buf, c->vdso_img, size) == 0) {
+		free(buf);
+		c->vdso->refs++;
+		return c->vdso;
+	}
+	f = symcache_file_new();
+	if (symfile_load_mem(&f->sf, buf, size) == -1) {
+		free(buf);
+		return f;
+	}
+	free(buf);
+	if (f->sf.build_id_len > 0 && (g = symcache_bid_find(c,
+	    f->sf.build_id, f->sf.build_id_len, f->sf.has_symtab)) != NULL) {
+		symcache_file_free(f);
+		c->hits++;
+		return symcache_ref(c, g);
+	}
+	c->misses++;
+	if (f->sf.build_id_len > 0)
+		symcache_insert(c, f, NULL);
+	return f;
 }
 
 struct symcache_file *
@@ -583,12 +624,13 @@ symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 {
 	struct symcache_alias	*a;
 	struct symcache_key	 k;
+	struct symfile_ctx	 ctx;
 	struct stat		 sb;
 	char			 path[PATH_MAX + 64];
 	int			 n;
 
 	if (me->kind == PROCMAPS_SPECIAL && strcmp(me->path, "[vdso]") == 0)
-		return symcache_vdso(c, me);
+		return symcache_vdso(c, pid, me);
 	if (me->kind != PROCMAPS_FILE)
 		return NULL;
 
@@ -620,13 +662,17 @@ symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 		}
 	}
 	symcache_key_stat(&k, &sb);
-	return symcache_lookup(c, path, &k);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.pid = pid;
+	ctx.path = me->path;
+	return symcache_lookup(c, path, &k, &ctx);
 }
 
 struct symcache_file *
 symcache_get_path(struct symcache *c, const char *path)
 {
 	struct symcache_key	 k;
+	struct symfile_ctx	 ctx;
 	struct stat		 sb;
 
 	if (stat(path, &sb) == -1) {
@@ -640,7 +686,9 @@ symcache_get_path(struct symcache *c, const char *path)
 		return symcache_file_new();
 	}
 	symcache_key_stat(&k, &sb);
-	return symcache_lookup(c, path, &k);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.path = path;
+	return symcache_lookup(c, path, &k, &ctx);
 }
 
 /* Give back a reference.  Does not touch the cache, which may be gone. */
@@ -664,14 +712,54 @@ symcache_file_is_evicted(const struct symcache_file *f)
 size_t
 symcache_file_count(const struct symcache_file *f)
 {
-	return symtab_count(f->symtab);
+	return symfile_count(&f->sf);
 }
 
 const uint8_t *
 symcache_file_build_id(const struct symcache_file *f, size_t *len)
 {
-	*len = f->build_id_len;
-	return f->build_id_len > 0 ? f->build_id : NULL;
+	*len = f->sf.build_id_len;
+	return f->sf.build_id_len > 0 ? f->sf.build_id : NULL;
+}
+
+/* Where the table's names came from: SYMFILE_* bits. */
+unsigned int
+symcache_file_sources(const struct symcache_file *f)
+{
+	return f->sf.sources;
+}
+
+/*
+ * The name at an ELF virtual address: Go's (innermost inlined function)
+ * first, then the ELF symbol's, demangled as configured.
+ */
+static const char *
+symcache_name(struct symcache *c, struct symcache_file *f, uint64_t vaddr)
+{
+	const struct symtab_sym	*s;
+	const struct symtab	*st = f->sf.symtab;
+	const char		*name;
+	size_t			 before;
+
+	if (f->used_round != c->round)
+		symcache_touch(c, f);
+	if (f->sf.go != NULL &&
+	    (name = gopclntab_lookup(f->sf.go, vaddr)) != NULL)
+		return name;
+	if ((s = symtab_find(st, vaddr)) == NULL)
+		return NULL;
+	name = symtab_name(st, s);
+	if (c->demangle == CONFIG_DEMANGLE_NONE || !demangle_is_mangled(name))
+		return name;
+	before = demangle_cache_bytes(f->dm);
+	name = demangle_cache_name(&f->dm, st->n, s - st->v, name,
+	    c->demangle);
+	if (demangle_cache_bytes(f->dm) != before) {
+		if (f->cached)
+			c->bytes += demangle_cache_bytes(f->dm) - before;
+		f->bytes += demangle_cache_bytes(f->dm) - before;
+	}
+	return name;
 }
 
 /* The symbol at a file offset of the mapped file, or NULL. */
@@ -680,12 +768,13 @@ symcache_symbol(struct symcache *c, struct symcache_file *f, uint64_t off)
 {
 	uint64_t	 vaddr;
 
-	if (f->used_round != c->round)
-		symcache_touch(c, f);
-	if (f->symtab == NULL || elf_file_offset_to_vaddr(f->segs, f->nsegs,
-	    off, &vaddr) == -1)
+	if (elf_file_offset_to_vaddr(f->sf.segs, f->sf.nsegs, off,
+	    &vaddr) == -1) {
+		if (f->used_round != c->round)
+			symcache_touch(c, f);
 		return NULL;
-	return symtab_lookup(f->symtab, vaddr);
+	}
+	return symcache_name(c, f, vaddr);
 }
 
 /* The symbol at an ELF virtual address of the file, or NULL. */
@@ -693,16 +782,47 @@ const char *
 symcache_symbol_vaddr(struct symcache *c, struct symcache_file *f,
     uint64_t vaddr)
 {
-	if (f->used_round != c->round)
-		symcache_touch(c, f);
-	return symtab_lookup(f->symtab, vaddr);
+	return symcache_name(c, f, vaddr);
+}
+
+/*
+ * The functions at an ELF virtual address, outermost first (Go's
+ * inlined calls); how many went into names, 0 if none.
+ */
+size_t
+symcache_frames(struct symcache *c, struct symcache_file *f, uint64_t vaddr,
+    const char **names, size_t max)
+{
+	const char	*name;
+	size_t		 n;
+
+	if (max == 0)
+		return 0;
+	if (f->sf.go != NULL &&
+	    (n = gopclntab_frames(f->sf.go, vaddr, names, max)) > 0) {
+		if (f->used_round != c->round)
+			symcache_touch(c, f);
+		return n;
+	}
+	if ((name = symcache_name(c, f, vaddr)) == NULL)
+		return 0;
+	names[0] = name;
+	return 1;
+}
+
+/* The virtual address of a file offset; -1 if no segment maps it. */
+int
+symcache_file_vaddr(const struct symcache_file *f, uint64_t off,
+    uint64_t *vaddr)
+{
+	return elf_file_offset_to_vaddr(f->sf.segs, f->sf.nsegs, off, vaddr);
 }
 
 int
 symcache_file_offset(const struct symcache_file *f, uint64_t vaddr,
     uint64_t *off)
 {
-	return elf_file_vaddr_to_offset(f->segs, f->nsegs, vaddr, off);
+	return elf_file_vaddr_to_offset(f->sf.segs, f->sf.nsegs, vaddr, off);
 }
 
 struct symcache *
@@ -722,10 +842,33 @@ symcache_create(const struct config *conf)
 void
 symcache_configure(struct symcache *c, const struct config *conf)
 {
+	struct symcache_file	*f;
+	const char		*dirs;
+
 	c->max_files = conf->symbol_cache_files > 0 ?
 	    (size_t)conf->symbol_cache_files : 1;
+	c->max_bytes = conf->symbol_cache_bytes > 0 ?
+	    (size_t)conf->symbol_cache_bytes : SIZE_MAX;
 	c->max_rounds = conf->symbol_cache_rounds > 0 ?
 	    (uint64_t)conf->symbol_cache_rounds : 1;
+	if (c->demangle != conf->demangle) {
+		/* Names demangled the old way: forget them. */
+		for (f = c->head; f != NULL; f = f->next) {
+			c->bytes -= demangle_cache_bytes(f->dm);
+			f->bytes -= demangle_cache_bytes(f->dm);
+			demangle_cache_free(f->dm);
+			f->dm = NULL;
+		}
+		c->demangle = conf->demangle;
+	}
+	dirs = conf->debug_dirs != NULL ? conf->debug_dirs : "";
+	if (c->debug_dirs == NULL || strcmp(c->debug_dirs, dirs) != 0) {
+		/* Tables read without the new debug files: read again. */
+		while (c->tail != NULL)
+			symcache_evict(c, c->tail);
+		free(c->debug_dirs);
+		c->debug_dirs = xstrdup(dirs);
+	}
 	symcache_trim(c);
 }
 
@@ -741,6 +884,7 @@ symcache_free(struct symcache *c)
 	while (c->tail != NULL)
 		symcache_evict(c, c->tail);
 	symcache_put(c, c->vdso);
+	free(c->debug_dirs);
 	free(c->ino);
 	free(c->bid);
 	free(c);

@@ -36,11 +36,16 @@ const char	*symcache_symbol(struct symcache *, struct symcache_file *,
 		    uint64_t);
 const char	*symcache_symbol_vaddr(struct symcache *,
 		    struct symcache_file *, uint64_t);
+size_t		 symcache_frames(struct symcache *, struct symcache_file *,
+		    uint64_t, const char **, size_t);
 int		 symcache_file_offset(const struct symcache_file *, uint64_t,
+		    uint64_t *);
+int		 symcache_file_vaddr(const struct symcache_file *, uint64_t,
 		    uint64_t *);
 size_t		 symcache_file_count(const struct symcache_file *);
 const uint8_t	*symcache_file_build_id(const struct symcache_file *,
 		    size_t *);
+unsigned int	 symcache_file_sources(const struct symcache_file *);
 
 void		 symcache_round_end(struct symcache *);
 void		 symcache_stats(struct symcache *, struct symcache_stats *);

@@ -20,6 +20,8 @@
 #include "resolve.h"
 #include "src/config.h"
 #include "symcache.h"
+#include "symfile.h"
+#include "symtab.h"
 
 #include "tap.h"
 #include "symfix.h"
@@ -297,6 +299,7 @@ test_deleted(void)
 static void
 test_cache(void)
 {
+	struct config		*conf;
 	struct fx_proc		 p, q;
 	struct resolve		*r;
 	struct resolve_proc	*rp, *rq;
@@ -344,6 +347,19 @@ test_cache(void)
 	resolve_proc_close(r, rq);
 	resolve_free(r);
 
+	/* At most a byte: the table in use stays, the others go. */
+	conf = config_defaults();
+	conf->symbol_cache_bytes = 1;
+	r = resolve_create(conf);
+	config_free(conf);
+	rp = resolve_proc_open(r, p.pid);
+	resolve_stats(r, &st);
+	is_int(st.files, 1, "symbol_cache_bytes 1: one table");
+	is_str(resolve_user(r, rp, fx_proc_addr(&p, "fx_alpha")), "fx_alpha",
+	    "symbol_cache_bytes 1: still named");
+	resolve_proc_close(r, rp);
+	resolve_free(r);
+
 	/* At most one table. */
 	r = mkresolve(0, 0, 1, 0);
 	rp = resolve_proc_open(r, p.pid);
@@ -355,6 +371,60 @@ test_cache(void)
 	resolve_free(r);
 	fx_proc_stop(&p);
 	fx_proc_stop(&q);
+}
+
+/*
+ * Another process's vDSO, named through resolve_user, and read from its
+ * memory the way a vDSO unlike ours is.
+ */
+static void
+test_vdso_child(uint64_t off)
+{
+	const struct procmaps_entry	*e = NULL;
+	struct procmaps			*m;
+	struct fx_proc			 p;
+	struct resolve			*r;
+	struct resolve_proc		*rp;
+	struct symfile			 sf;
+	struct symtab_sym		*s;
+	void				*buf;
+	size_t				 i;
+
+	if (fx_proc_start(&p, fpath("pie")) == -1 ||
+	    (m = procmaps_read(p.pid)) == NULL) {
+		ok(0, "vDSO: child started");
+		return;
+	}
+	for (i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].path, "[vdso]") == 0)
+			e = &m->v[i];
+	if (e == NULL) {
+		ok(0, "vDSO: the child has one");
+		goto out;
+	}
+	r = mkresolve(1, 0, 0, 0);
+	rp = resolve_proc_open(r, p.pid);
+	is_str(resolve_user(r, rp, e->start + off + 1), "__vdso_clock_gettime",
+	    "vDSO: another process's");
+	resolve_proc_close(r, rp);
+	resolve_free(r);
+
+	buf = malloc(e->end - e->start);
+	memset(&sf, 0, sizeof(sf));
+	ok(symfile_read_mem(p.pid, e->start, buf, e->end - e->start) == 0,
+	    "vDSO: read from the process's memory");
+	ok(symfile_load_mem(&sf, buf, e->end - e->start) == 0 &&
+	    sf.build_id_len > 0, "vDSO: an ELF image with a build id");
+	s = (struct symtab_sym *)symtab_find(sf.symtab, off + 1);
+	is_str(s != NULL ? symtab_name(sf.symtab, s) : NULL,
+	    "__vdso_clock_gettime", "vDSO: named from the process's memory");
+	symfile_release(&sf);
+	free(buf);
+	ok(symfile_read_mem(p.pid, 0, &off, sizeof(off)) == -1,
+	    "unmapped memory: an error");
+out:
+	procmaps_free(m);
+	fx_proc_stop(&p);
 }
 
 /* The vDSO, named from our own copy of it. */
@@ -369,7 +439,7 @@ test_vdso(void)
 	struct resolve_proc		*rp;
 	const char			*got;
 	unsigned long			 base;
-	uint64_t			 off;
+	uint64_t			 off, vdso_off = 0;
 	size_t				 i;
 	int				 found = 0;
 
@@ -394,10 +464,10 @@ test_vdso(void)
 		if (strcmp(syms.v[i].name, "__vdso_clock_gettime") != 0)
 			continue;
 		off = fx_vaddr_to_offset(&segs, syms.v[i].addr);
+		/* The global name, not its weak alias clock_gettime. */
 		got = resolve_user(r, rp, base + off + 1);
-		ok(got != NULL && (strcmp(got, "__vdso_clock_gettime") == 0 ||
-		    strcmp(got, "clock_gettime") == 0),
-		    "vDSO: clock_gettime (%s)", got);
+		is_str(got, "__vdso_clock_gettime", "vDSO: our own");
+		vdso_off = off;
 		found = 1;
 	}
 	if (!found)
@@ -405,6 +475,8 @@ test_vdso(void)
 	resolve_proc_close(r, rp);
 	resolve_free(r);
 	procmaps_free(m);
+	if (found)
+		test_vdso_child(vdso_off);
 }
 
 /* t/helper/resolve prints what the daemon would. */

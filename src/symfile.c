@@ -1,0 +1,228 @@
+/*
+ * The symbols of one ELF file, from every place they can be: the file's
+ * .symtab and .dynsym; for a stripped file, a debug file found by build
+ * id or .gnu_debuglink (following at most DEBUGINFO_DEPTH_MAX links),
+ * else its MiniDebugInfo, merged with its .dynsym; and for a Go binary,
+ * its .gopclntab beside them.  Also the ways in: files in a process's
+ * root, and the vDSO, read from a process's memory.
+ *
+ * The symbol names of the files read are borrowed by the table builder
+ * until it copies them into one block, so every file stays open until
+ * then, and is closed before symfile_load returns: a table holds no
+ * file descriptor.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "debuginfo.h"
+#include "elf.h"
+#include "gopclntab.h"
+#include "log.h"
+#include "symfile.h"
+#include "symtab.h"
+#include "xmalloc.h"
+
+#define SYMFILE_OPEN_FLAGS	(O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+/*
+ * Open path as the process pid sees it (pid 0: as we do).  openat2's
+ * RESOLVE_IN_ROOT resolves it inside the process's root, symlinks
+ * included, so that a container cannot point us at a file of the host;
+ * kernels before 5.6 fall back to the path under /proc/PID/root.
+ * O_NONBLOCK: a FIFO put there cannot block us.  The caller checks that
+ * it is a regular file.
+ */
+int
+symfile_open_in_root(pid_t pid, const char *path)
+{
+	static int	 no_openat2;
+	struct open_how	 how;
+	char		 buf[PATH_MAX + 64];
+	int		 dfd, fd, n, saved;
+
+	if (pid <= 0)
+		return open(path, SYMFILE_OPEN_FLAGS);
+	if (!no_openat2) {
+		snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
+		if ((dfd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+			return -1;
+		memset(&how, 0, sizeof(how));
+		how.flags = SYMFILE_OPEN_FLAGS;
+		how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+		fd = syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+		saved = errno;
+		close(dfd);
+		if (fd != -1 || (saved != ENOSYS && saved != EPERM)) {
+			errno = saved;
+			return fd;
+		}
+		no_openat2 = 1;
+	}
+	n = snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, path);
+	if (n < 0 || (size_t)n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return open(buf, SYMFILE_OPEN_FLAGS | O_NOFOLLOW);
+}
+
+/* len bytes of pid's memory at addr (its vDSO). */
+int
+symfile_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	char	 path[64];
+	ssize_t	 n;
+	int	 fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	do
+		n = pread(fd, buf, len, (off_t)addr);
+	while (n == -1 && errno == EINTR);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* What identifies the file's contents: its build id, and its .symtab. */
+void
+symfile_identify(struct symfile *sf, struct elf_file *ef)
+{
+	if (elf_file_build_id(ef, sf->build_id, sizeof(sf->build_id),
+	    &sf->build_id_len) == -1)
+		sf->build_id_len = 0;
+	sf->has_symtab = elf_file_has_symtab(ef);
+}
+
+/*
+ * The .symtab of a stripped file's debug file, or of its MiniDebugInfo,
+ * into b.  The files stay open in df and *mef (and *mini) until the
+ * caller has finished b.
+ */
+static void
+symfile_debug(struct symfile *sf, struct elf_file *ef,
+    const struct symfile_ctx *ctx, struct symtab_builder *b,
+    struct debuginfo_file *df, size_t *ndf, struct elf_file **mef,
+    void **mini)
+{
+	struct debuginfo_ctx	 dctx;
+	struct debuginfo_seen	 seen;
+	struct elf_file		*cur = ef;
+	size_t			 len;
+
+	memset(&dctx, 0, sizeof(dctx));
+	dctx.pid = ctx->pid;
+	dctx.path = ctx->path;
+	dctx.dirs = ctx->debug_dirs;
+	memset(&seen, 0, sizeof(seen));
+	debuginfo_seen_add(&seen, ctx->dev, ctx->ino);
+	while (*ndf < DEBUGINFO_DEPTH_MAX && debuginfo_find(&df[*ndf], cur,
+	    sf->build_id, sf->build_id_len, &dctx, &seen) == 0) {
+		cur = df[*ndf].ef;
+		(*ndf)++;
+		if (elf_file_has_symtab(cur)) {
+			elf_file_symbols(cur, b, ELF_FILE_SYMTAB);
+			sf->sources |= strcmp(df[*ndf - 1].how, "build-id") ==
+			    0 ? SYMFILE_BUILD_ID : SYMFILE_DEBUGLINK;
+			return;
+		}
+	}
+	if ((*mini = debuginfo_mini(ef, &len)) == NULL)
+		return;
+	if ((*mef = elf_file_open_mem(*mini, len)) == NULL) {
+		log_debug("%s: .gnu_debugdata is not an ELF file",
+		    ctx->path != NULL ? ctx->path : "?");
+		return;
+	}
+	elf_file_symbols(*mef, b, ELF_FILE_SYMTAB);
+	sf->sources |= SYMFILE_MINIDEBUG;
+}
+
+/* Read the symbols of an open ELF file, identified already, into sf. */
+void
+symfile_load(struct symfile *sf, struct elf_file *ef,
+    const struct symfile_ctx *ctx)
+{
+	struct debuginfo_file	 df[DEBUGINFO_DEPTH_MAX];
+	struct symtab_builder	*b;
+	struct elf_file		*mef = NULL;
+	void			*mini = NULL;
+	size_t			 ndf = 0, i, n;
+
+	if ((sf->segs = elf_file_segments(ef, &sf->nsegs)) == NULL)
+		return;
+	b = symtab_builder_create();
+	if (sf->has_symtab) {
+		elf_file_symbols(ef, b, ELF_FILE_SYMTAB | ELF_FILE_DYNSYM);
+		sf->sources |= SYMFILE_SYMTAB;
+	} else {
+		symfile_debug(sf, ef, ctx, b, df, &ndf, &mef, &mini);
+		n = symtab_builder_count(b);
+		elf_file_symbols(ef, b, ELF_FILE_DYNSYM);
+		if (symtab_builder_count(b) > n)
+			sf->sources |= SYMFILE_DYNSYM;
+	}
+	if ((sf->go = gopclntab_read(ef)) != NULL)
+		sf->sources |= SYMFILE_GO;
+	sf->symtab = symtab_builder_finish(b);
+	elf_file_close(mef);
+	free(mini);
+	for (i = 0; i < ndf; i++)
+		debuginfo_close(&df[i]);
+}
+
+/* An ELF image in memory: the vDSO. */
+int
+symfile_load_mem(struct symfile *sf, const void *mem, size_t len)
+{
+	struct symtab_builder	*b;
+	struct elf_file		*ef;
+
+	if ((ef = elf_file_open_mem(mem, len)) == NULL)
+		return -1;
+	symfile_identify(sf, ef);
+	if ((sf->segs = elf_file_segments(ef, &sf->nsegs)) != NULL) {
+		b = symtab_builder_create();
+		elf_file_symbols(ef, b, ELF_FILE_SYMTAB | ELF_FILE_DYNSYM);
+		sf->symtab = symtab_builder_finish(b);
+		sf->sources |= SYMFILE_DYNSYM;
+	}
+	elf_file_close(ef);
+	return 0;
+}
+
+void
+symfile_release(struct symfile *sf)
+{
+	symtab_free(sf->symtab);
+	sf->symtab = NULL;
+	gopclntab_free(sf->go);
+	sf->go = NULL;
+	free(sf->segs);
+	sf->segs = NULL;
+	sf->nsegs = 0;
+}
+
+size_t
+symfile_count(const struct symfile *sf)
+{
+	return symtab_count(sf->symtab) + gopclntab_count(sf->go);
+}
+
+size_t
+symfile_bytes(const struct symfile *sf)
+{
+	return symtab_bytes(sf->symtab) + gopclntab_bytes(sf->go) +
+	    sf->nsegs * sizeof(*sf->segs);
+}

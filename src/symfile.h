@@ -1,0 +1,52 @@
+#ifndef EBPFSPY_SYMFILE_H
+#define EBPFSPY_SYMFILE_H
+
+#include <sys/types.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf.h"
+
+struct gopclntab;
+struct symtab;
+
+/* Where the names of a file came from (symfile.sources). */
+#define SYMFILE_SYMTAB		0x01	/* its .symtab */
+#define SYMFILE_DYNSYM		0x02	/* its .dynsym */
+#define SYMFILE_BUILD_ID	0x04	/* a debug file found by build id */
+#define SYMFILE_DEBUGLINK	0x08	/* a debug file by .gnu_debuglink */
+#define SYMFILE_MINIDEBUG	0x10	/* MiniDebugInfo, .gnu_debugdata */
+#define SYMFILE_GO		0x20	/* Go's .gopclntab */
+
+/* The symbols of one ELF file, from wherever they could be found. */
+struct symfile {
+	struct symtab		*symtab;	/* ELF symbols, NULL: none */
+	struct gopclntab	*go;		/* Go functions, NULL: none */
+	struct elf_file_segment	*segs;
+	size_t			 nsegs;
+	uint8_t			 build_id[ELF_FILE_BUILD_ID_MAX];
+	size_t			 build_id_len;
+	int			 has_symtab;
+	unsigned int		 sources;
+};
+
+/* The file being loaded, for finding its debug files. */
+struct symfile_ctx {
+	pid_t		 pid;		/* 0: a file of the host */
+	const char	*path;		/* as the process names it */
+	const char	*debug_dirs;
+	dev_t		 dev;
+	ino_t		 ino;
+};
+
+int		 symfile_open_in_root(pid_t, const char *);
+int		 symfile_read_mem(pid_t, uint64_t, void *, size_t);
+void		 symfile_identify(struct symfile *, struct elf_file *);
+void		 symfile_load(struct symfile *, struct elf_file *,
+		    const struct symfile_ctx *);
+int		 symfile_load_mem(struct symfile *, const void *, size_t);
+void		 symfile_release(struct symfile *);
+size_t		 symfile_count(const struct symfile *);
+size_t		 symfile_bytes(const struct symfile *);
+
+#endif

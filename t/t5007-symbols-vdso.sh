@@ -1,0 +1,53 @@
+#!/bin/sh
+test_description='vDSO frames are named
+
+A workload calls clock_gettime() in a loop: the vDSO runs it, and its
+frames are named after the vDSO function, __vdso_clock_gettime, not
+[vdso]+0xoffset.'
+. "$(dirname "$0")/test-lib.sh"
+. "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
+. "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
+
+test_lazy_prereq VDSO 'grep -q "\[vdso\]" /proc/self/maps'
+
+test_expect_success ROOT,BPF,VDSO 'profile it' '
+	cat >vd.c <<-\EOF &&
+	#include <stdio.h>
+	#include <stdlib.h>
+	#include <time.h>
+	#include <unistd.h>
+
+	int
+	main(int argc, char **argv)
+	{
+		struct timespec	 ts;
+		double		 end;
+
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		end = ts.tv_sec + ts.tv_nsec / 1e9 + atof(argv[1]);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+		while (ts.tv_sec + ts.tv_nsec / 1e9 < end);
+		return 0;
+	}
+	EOF
+	cc -O2 -o v5007 vd.c &&
+	profile_config </dev/null &&
+	daemon_start -c ebpfspy.conf -o out &&
+	./v5007 3 >w.out &&
+	daemon_stop
+'
+
+test_expect_success ROOT,BPF,VDSO 'its frames named __vdso_clock_gettime' '
+	folded cpu v5007 >v.folded &&
+	all=$(folded_sum "^v5007;" <v.folded) &&
+	vdso=$(folded_sum "^v5007;(.*;)?__vdso_clock_gettime(;|\$)" <v.folded) &&
+	echo "$vdso of $all in __vdso_clock_gettime" &&
+	test "$all" -ge 50 &&
+	test "$vdso" -ge $((all / 4)) &&
+	! grep -F "[vdso]+0x" v.folded
+'
+
+test_done
