@@ -321,12 +321,27 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	if (cfg->collect_kernel && !sample_in_user_mode(ctx))
 		key.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR,
 		    NULL, 0);
-	if (cfg->collect_user && key.pid != 0)
-		key.ustack = stack_store(ctx, BPF_F_USER_STACK,
-		    PROFILE_STAT_USTACK_ERR, cfg, key.pid);
-	/* Python: the interpreter's frames too (bpf/pyperf.h). */
-	if (cfg->collect_user && cfg->type == PROFILE_PID_PYTHON)
-		key.pystack = py_stack_store(task, key.pid, key.ustack);
+	if (cfg->collect_user && key.pid != 0) {
+		int	py = cfg->type == PROFILE_PID_PYTHON, inside = 0;
+
+		/*
+		 * Python (bpf/pyperf.h): the interpreter's frames too.  In
+		 * the interpreter's own code no native frame runs above
+		 * Python: the native stack is walked only if the thread
+		 * runs no Python.
+		 */
+		if (py && sample_in_user_mode(ctx) &&
+		    py_in_interpreter(key.pid, PT_REGS_IP(&ctx->regs))) {
+			inside = 1;
+			key.pystack = py_stack_store(task, key.pid, 0);
+		}
+		if (key.pystack == 0)
+			key.ustack = stack_store(ctx, BPF_F_USER_STACK,
+			    PROFILE_STAT_USTACK_ERR, cfg, key.pid);
+		if (py && !inside)
+			key.pystack = py_stack_store(task, key.pid,
+			    key.ustack);
+	}
 	count_add(&key, 1);
 	stat_add(PROFILE_STAT_COUNTED, 1);
 	return 0;

@@ -149,6 +149,8 @@ struct profile_py_info {
 	__u64	runtime;		/* address of _PyRuntime */
 	__u64	code_type;		/* address of PyCode_Type */
 	__u64	serial;			/* of the writer, src/python.c */
+	__u64	text_lo;		/* the interpreter's code */
+	__u64	text_hi;
 	__u8	kind;			/* enum profile_py_kind */
 	__u8	has_cframe;		/* 3.11/3.12: tstate->cframe first */
 	__u8	has_owner;		/* 3.12+: skip shim frames */

@@ -216,6 +216,19 @@ py_thread_state(struct task_struct *task, const struct profile_py_info *pi)
 #endif
 }
 
+/*
+ * Is ip in the interpreter's own code?  Then no native frame runs above
+ * Python, and the native stack need not be walked.
+ */
+static __always_inline int
+py_in_interpreter(__u32 pid, __u64 ip)
+{
+	struct profile_py_info	*pi;
+
+	pi = bpf_map_lookup_elem(&py_info, &pid);
+	return pi != NULL && ip >= pi->text_lo && ip < pi->text_hi;
+}
+
 static __always_inline void
 py_event_send(__u32 pid, __u64 id, __u64 ustack)
 {

@@ -460,6 +460,17 @@ python_proc_open(struct python *py, pid_t pid, int *pending)
 #endif
 	v = python_table_find(fi->minor);
 	python_info(v, fi, bias, &pi);
+	/* The interpreter's code, where samples need no native stack. */
+	for (i = 0; i < maps->n; i++) {
+		e = &maps->v[i];
+		if (e->inode != interp->inode || e->dev_major !=
+		    interp->dev_major || e->dev_minor != interp->dev_minor)
+			continue;
+		if (pi.text_lo == 0 || e->start < pi.text_lo)
+			pi.text_lo = e->start;
+		if (e->end > pi.text_hi)
+			pi.text_hi = e->end;
+	}
 	if (fi->tss_key >= 0 && fi->tss_key != v->tss_key)
 		log_debug("pid %d: autoTSSkey at %d, not %d as in 3.%d's "
 		    "table: using the code's", (int)pid, fi->tss_key,
