@@ -408,7 +408,9 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 		struct profile_pid_config	*pc;
 
 		pc = bpf_map_lookup_elem(&pid_config, &key.pid);
-		if (pc == NULL || (pc->type != PROFILE_PID_FP &&
+		if (pc != NULL && pc->type == PROFILE_PID_UNKNOWN)
+			key.kind = PROFILE_KIND_OFFCPU_PENDING;	/* still */
+		else if (pc == NULL || (pc->type != PROFILE_PID_FP &&
 		    pc->type != PROFILE_PID_PYTHON)) {
 			bpf_map_delete_elem(&offcpu_start, &tid);
 			stat_add(PROFILE_STAT_OFFCPU_PENDING_DROP, 1);

@@ -46,7 +46,12 @@ struct profile_pid_config {
 enum profile_kind {
 	PROFILE_KIND_CPU = 0,		/* samples */
 	PROFILE_KIND_OFFCPU = 1,	/* nanoseconds blocked */
-	PROFILE_KIND_MAX = 2,
+	/*
+	 * A wait that began and ended before userspace answered its pid:
+	 * userspace counts it as OFFCPU if the pid turned out profiled.
+	 */
+	PROFILE_KIND_OFFCPU_PENDING = 2,
+	PROFILE_KIND_MAX = 3,
 };
 
 /*

@@ -246,7 +246,8 @@ collect_offcpu_inflight(struct collect *c, const struct config *conf)
 		c->keys[c->n].kstack = st.kstack;
 		c->keys[c->n].ustack = st.ustack;
 		c->keys[c->n].pystack = st.pystack;
-		c->keys[c->n].kind = PROFILE_KIND_OFFCPU;
+		c->keys[c->n].kind = st.pending ?
+		    PROFILE_KIND_OFFCPU_PENDING : PROFILE_KIND_OFFCPU;
 		c->vals[c->n] = delta;
 		c->n++;
 	}
@@ -464,10 +465,18 @@ collect_entry(struct collect *c, const struct config *conf,
 	struct profile		*p;
 	char			 pidbuf[16], tname[PROFILE_COMM_LEN];
 	size_t			 nframes = 0, i, nl;
+	uint32_t		 kind = key->kind;
 
-	if (key->kind >= PROFILE_KIND_MAX || val == 0)
+	if (kind >= PROFILE_KIND_MAX || val == 0)
 		return;
 	proc = pids_get(c->pids, key->pid);
+	if (kind == PROFILE_KIND_OFFCPU_PENDING) {
+		/* Waited before we knew the pid: ours if it is profiled. */
+		if (proc->type != PROFILE_PID_FP &&
+		    proc->type != PROFILE_PID_PYTHON)
+			return;
+		kind = PROFILE_KIND_OFFCPU;
+	}
 	c->names_len = 0;
 	collect_name(c, &nframes, proc->comm);
 	if (key->pystack != 0)
@@ -477,7 +486,7 @@ collect_entry(struct collect *c, const struct config *conf,
 	collect_stack(c, proc, key->kstack, 0, &nframes);
 	for (i = 0; i < nframes; i++)
 		frames[i] = c->names + c->offs[i];
-	p = collect_profile(c, conf, key->kind, proc, now);
+	p = collect_profile(c, conf, kind, proc, now);
 	nl = 0;
 	if (conf->label_pid) {
 		snprintf(pidbuf, sizeof(pidbuf), "%u", key->pid);
@@ -490,7 +499,7 @@ collect_entry(struct collect *c, const struct config *conf,
 		    key->tid, tname, sizeof(tname));
 	}
 	profile_add_labels(p, frames, nframes, val, labels, nl);
-	if (key->kind == PROFILE_KIND_CPU)
+	if (kind == PROFILE_KIND_CPU)
 		c->samples += val;
 	else
 		c->offcpu_ns += val;
