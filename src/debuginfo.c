@@ -201,7 +201,7 @@ debuginfo_next_dir(const char *dirs, char *buf, size_t len)
 	end = strchr(dirs, ':');
 	n = end != NULL ? (size_t)(end - dirs) : strlen(dirs);
 	if (n >= len)
-		n = 0;		/* too long: skipped (the check refuses it) */
+		n = 0;		/* too long: skipped (refused by the check) */
 	memcpy(buf, dirs, n);
 	buf[n] = '\0';
 	while (n > 1 && buf[n - 1] == '/')
@@ -216,8 +216,8 @@ debuginfo_by_build_id(struct debuginfo_file *df, const uint8_t *id,
 {
 	struct debuginfo_want	 w;
 	const char		*p;
-	char			 dir[PATH_MAX], hex[2 * ELF_FILE_BUILD_ID_MAX + 1];
-	char			 path[2 * PATH_MAX];
+	char			 dir[PATH_MAX], path[2 * PATH_MAX];
+	char			 hex[2 * ELF_FILE_BUILD_ID_MAX + 1];
 	size_t			 i;
 
 	if (len < 2 || len > ELF_FILE_BUILD_ID_MAX || ctx->dirs == NULL)
@@ -248,8 +248,8 @@ debuginfo_by_link(struct debuginfo_file *df, struct elf_file *ef,
 {
 	struct debuginfo_want	 w;
 	const char		*p, *slash;
-	char			 name[ELF_FILE_DEBUGLINK_MAX], dir[PATH_MAX];
-	char			 fdir[PATH_MAX], path[3 * PATH_MAX];
+	char			 name[ELF_FILE_DEBUGLINK_MAX];
+	char			 dir[PATH_MAX], fdir[PATH_MAX], path[3 * PATH_MAX];
 	size_t			 n;
 	int			 i;
 

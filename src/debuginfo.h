@@ -12,8 +12,8 @@ struct elf_file;
 
 /* Where the debug files of a file are looked for. */
 struct debuginfo_ctx {
-	pid_t		 pid;		/* its root first; 0: the host only */
-	const char	*path;		/* the file, as the process names it */
+	pid_t		 pid;		/* its root first; 0: the host */
+	const char	*path;		/* the file, as the process has it */
 	const char	*dirs;		/* debug_dirs: "/dir:/dir" */
 };
 

@@ -121,7 +121,7 @@ demangle_simplify(char *s)
 		}
 		if (*r == '<') {
 			if (depth == sizeof(keep))
-				return;		/* too deep: left as it is */
+				return;	/* too deep: left as it is */
 			keep[depth] = !force && drop == 0 && (r == s ||
 			    !demangle_is_ident(r[-1]));
 			force = 0;

@@ -38,14 +38,22 @@ struct elf_file_section {
 	uint64_t	flags;
 };
 
+/* Section contents we read, kept until elf_file_close. */
+struct elf_file_buf {
+	struct elf_file_buf	*next;
+	uint8_t			 data[];
+};
+
 struct elf_file {
 	Elf			*e;
 	int			 fd;
 	const uint8_t		*mem;
 	uint64_t		 size;		/* of the file */
+	int			 is64;
 	size_t			 shnum;
 	size_t			 phnum;
 	struct elf_file_section	*sections;	/* shnum, or NULL */
+	struct elf_file_buf	*bufs;
 };
 
 static int
@@ -181,6 +189,7 @@ elf_file_check(struct elf_file *ef)
 	}
 	ef->shnum = shnum;
 	ef->phnum = phnum;
+	ef->is64 = is64;
 	return 0;
 }
 
@@ -265,12 +274,42 @@ elf_file_open_mem(const void *mem, size_t size)
 void
 elf_file_close(struct elf_file *ef)
 {
+	struct elf_file_buf	*b, *next;
+
 	if (ef == NULL)
 		return;
 	if (ef->e != NULL)
 		elf_end(ef->e);
+	for (b = ef->bufs; b != NULL; b = next) {
+		next = b->next;
+		free(b);
+	}
 	free(ef->sections);
 	free(ef);
+}
+
+/*
+ * The raw bytes [off, off + len) of the file, which stay until
+ * elf_file_close: the image itself when it is in memory, else read
+ * once (with pread, not through libelf, which would copy them again).
+ */
+static const uint8_t *
+elf_file_raw(struct elf_file *ef, uint64_t off, uint64_t len)
+{
+	struct elf_file_buf	*b;
+
+	if (len == 0 || !elf_file_range_ok(ef, off, len))
+		return NULL;
+	if (ef->mem != NULL)
+		return ef->mem + off;
+	b = xmalloc(sizeof(*b) + len);
+	if (elf_file_pread(ef, b->data, len, off) == -1) {
+		free(b);
+		return NULL;
+	}
+	b->next = ef->bufs;
+	ef->bufs = b;
+	return b->data;
 }
 
 /* The data of a section, after checking that it lies in the file. */
@@ -429,50 +468,85 @@ elf_file_vaddr_to_offset(const struct elf_file_segment *v, size_t n,
 	return -1;
 }
 
-/* The function symbols of one symbol table section. */
+/* Symbol i of a raw symbol table, as a GElf_Sym. */
+static void
+elf_file_sym(const struct elf_file *ef, const uint8_t *p, size_t i,
+    GElf_Sym *sym)
+{
+	Elf64_Sym	 s64;
+	Elf32_Sym	 s32;
+
+	if (ef->is64) {
+		memcpy(&s64, p + i * sizeof(s64), sizeof(s64));
+		sym->st_name = s64.st_name;
+		sym->st_info = s64.st_info;
+		sym->st_shndx = s64.st_shndx;
+		sym->st_value = s64.st_value;
+		sym->st_size = s64.st_size;
+	} else {
+		memcpy(&s32, p + i * sizeof(s32), sizeof(s32));
+		sym->st_name = s32.st_name;
+		sym->st_info = s32.st_info;
+		sym->st_shndx = s32.st_shndx;
+		sym->st_value = s32.st_value;
+		sym->st_size = s32.st_size;
+	}
+}
+
+/*
+ * The function symbols of one symbol table section.  The table and its
+ * strings are read raw (native byte order and class: elf_file_check saw
+ * to it) and the names borrowed from them until elf_file_close.
+ */
 static void
 elf_file_symtab(struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh,
     struct symtab_builder *b, int skip_known)
 {
 	const struct elf_file_section	*sec;
 	Elf_Scn				*strscn;
-	Elf_Data			*d, *strd;
 	GElf_Shdr			 strsh;
 	GElf_Sym			 sym;
+	const uint8_t			*syms;
 	const char			*strs, *name;
-	uint64_t			 limit, budget;
+	uint64_t			 limit, budget, strsize;
 	size_t				 i, n, len;
 	int				 type, bind, prio;
 
-	if (sh->sh_entsize != gelf_fsize(ef->e, ELF_T_SYM, 1, EV_CURRENT))
+	if (sh->sh_entsize != (ef->is64 ? sizeof(Elf64_Sym) :
+	    sizeof(Elf32_Sym)) || sh->sh_type == SHT_NOBITS)
 		return;
 	if (sh->sh_link == 0 || sh->sh_link >= ef->shnum ||
 	    (strscn = elf_getscn(ef->e, sh->sh_link)) == NULL ||
 	    gelf_getshdr(strscn, &strsh) == NULL ||
 	    strsh.sh_type != SHT_STRTAB)
 		return;
-	if ((d = elf_file_data(ef, scn, sh, UINT64_MAX)) == NULL ||
-	    (strd = elf_file_data(ef, strscn, &strsh, UINT64_MAX)) == NULL ||
-	    d->d_buf == NULL || strd->d_buf == NULL || strd->d_size == 0)
+	if ((syms = elf_file_raw(ef, sh->sh_offset, sh->sh_size)) == NULL ||
+	    !elf_file_range_ok(ef, strsh.sh_offset, strsh.sh_size))
 		return;
-	strs = strd->d_buf;
-	budget = 2 * (uint64_t)strd->d_size + ELF_FILE_NAMES_SLACK;
-	n = d->d_size / sh->sh_entsize;
+	/* Read when a name is wanted: .dynsym after .symtab may add none. */
+	strs = NULL;
+	strsize = strsh.sh_size;
+	budget = 2 * strsize + ELF_FILE_NAMES_SLACK;
+	n = sh->sh_size / sh->sh_entsize;
+	if (!skip_known)
+		symtab_builder_reserve(b, n);
 	for (i = 1; i < n; i++) {
-		if (gelf_getsym(d, i, &sym) == NULL)
-			break;
+		elf_file_sym(ef, syms, i, &sym);
 		type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC)
 			continue;
 		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
 			continue;
-		if (sym.st_name == 0 || sym.st_name >= strd->d_size)
+		if (sym.st_name == 0 || sym.st_name >= strsize)
 			continue;
 		if (skip_known && symtab_builder_has(b, sym.st_value))
 			continue;
+		if (strs == NULL && (strs = (const char *)elf_file_raw(ef,
+		    strsh.sh_offset, strsize)) == NULL)
+			return;
 		name = strs + sym.st_name;
-		len = strnlen(name, strd->d_size - sym.st_name);
-		if (len == 0 || len == strd->d_size - sym.st_name)
+		len = strnlen(name, strsize - sym.st_name);
+		if (len == 0 || len == strsize - sym.st_name)
 			continue;	/* not terminated in the table */
 		/*
 		 * Symbols may share a name, but a crafted file could point

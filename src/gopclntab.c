@@ -76,7 +76,7 @@ struct gopclntab_inl {
 };
 
 struct gopclntab_node {
-	uint32_t	name;		/* in the names, or GOPCLNTAB_NONE */
+	uint32_t	name;		/* in the names, or NONE */
 	uint32_t	parent;		/* a node, or GOPCLNTAB_NONE */
 };
 
@@ -102,7 +102,7 @@ struct gopclntab_hdr {
 	size_t		 names_len;
 	const uint8_t	*pctab;
 	size_t		 pctab_len;
-	const uint8_t	*pcln;		/* function table and _func */
+	const uint8_t	*pcln;		/* functab and _funcs */
 	size_t		 pcln_len;
 	uint64_t	 pcln_vaddr;
 };
@@ -116,7 +116,7 @@ struct gopclntab_rel {
 struct gopclntab_img {
 	struct elf_file		*ef;
 	unsigned int		 ptrsize;
-	struct gopclntab_rel	*rel;	/* RELATIVE relocations, sorted */
+	struct gopclntab_rel	*rel;	/* RELATIVE relocs, sorted */
 	size_t			 nrel;
 	int			 rel_read;
 	uint8_t			*sec;	/* the last section read */
@@ -600,7 +600,8 @@ gopclntab_parse(struct gopclntab_img *img, const struct gopclntab_hdr *h)
 	struct symtab		*st;
 	struct symtab_sym	*s;
 	const uint8_t		*f;
-	uint64_t		 es, i, entry, next, funcoff, nextoff, gofunc = 0;
+	uint64_t		 es, i, entry, next, funcoff, nextoff;
+	uint64_t		 gofunc = 0;
 	int32_t			 nameoff;
 
 	es = h->version == 116 ? 2 * h->ptrsize : 8;

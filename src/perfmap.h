@@ -11,17 +11,17 @@ struct perfmap;
 /* Whose perf map: noted while the process lives. */
 struct perfmap_proc {
 	pid_t		 pid;
-	long		 nspid;		/* its pid in its pid namespace */
+	long		 nspid;		/* in its pid namespace */
 	long		 ruid, euid;
-	int		 host;		/* in our mount and pid namespaces */
-	time_t		 start;		/* when it started, roughly */
+	int		 host;		/* shares our mount and pids */
+	time_t		 start;		/* when it started */
 };
 
 struct perfmap	*perfmap_parse(const char *, size_t);
 int		 perfmap_proc_read(struct perfmap_proc *, pid_t,
 		    unsigned long long);
-int		 perfmap_update(struct perfmap **, const struct perfmap_proc *,
-		    int);
+int		 perfmap_update(struct perfmap **,
+		    const struct perfmap_proc *, int);
 void		 perfmap_free(struct perfmap *);
 const char	*perfmap_lookup(const struct perfmap *, uint64_t);
 size_t		 perfmap_count(const struct perfmap *);

@@ -536,6 +536,7 @@ resolve_stats(struct resolve *r, struct resolve_stats *st)
 	st->perf_maps = r->nperfmaps;
 	st->perf_map_bytes = r->perfmap_bytes;
 	st->ksyms = kallsyms_count(r->ksyms);
+	st->ksym_bytes = kallsyms_bytes(r->ksyms);
 	st->hits = cs.hits;
 	st->misses = cs.misses;
 }

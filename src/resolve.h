@@ -13,11 +13,12 @@ struct resolve_stats {
 	uint64_t	frames;		/* frames asked for */
 	uint64_t	named;		/* given a symbol name */
 	uint64_t	unknown;	/* no symbol found */
-	size_t		files;		/* symbol tables and perf maps loaded */
+	size_t		files;		/* tables and perf maps loaded */
 	size_t		file_bytes;	/* their memory */
 	size_t		perf_maps;	/* of which perf maps */
 	size_t		perf_map_bytes;
 	size_t		ksyms;		/* kernel symbols */
+	size_t		ksym_bytes;	/* their memory */
 	uint64_t	hits, misses;	/* symbol table cache */
 };
 

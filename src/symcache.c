@@ -41,9 +41,7 @@
  * debug_dirs drop every table.
  */
 #include <sys/types.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,288 +59,12 @@
 #include "log.h"
 #include "procmaps.h"
 #include "symcache.h"
+#include "symcache_int.h"
 #include "symfile.h"
 #include "symtab.h"
 #include "xmalloc.h"
 
 #define SYMCACHE_BUCKETS_MIN	256
-/* A vDSO is a few pages; a bigger mapping of that name is not read. */
-#define SYMCACHE_VDSO_MAX	(1024 * 1024)
-
-/* What identifies a file's contents without reading it. */
-struct symcache_key {
-	uint32_t	major;
-	uint32_t	minor;
-	uint64_t	ino;
-	int64_t		size;
-	int64_t		mtime_sec;
-	int64_t		mtime_nsec;
-};
-
-struct symcache_alias {
-	struct symcache_key	 key;
-	struct symcache_file	*file;
-	struct symcache_alias	*next;		/* hash chain */
-	struct symcache_alias	*file_next;	/* the file's other aliases */
-};
-
-struct symcache_file {
-	struct symfile		 sf;
-	struct demangle_cache	*dm;		/* names demangled so far */
-	size_t			 bytes;
-	unsigned int		 refs;		/* holders, the cache aside */
-	int			 cached;
-	int			 evicted;
-	int			 vdso;
-	uint64_t		 used_round;
-	struct symcache_file	*prev, *next;	/* LRU, most recent first */
-	struct symcache_file	*bid_next;	/* hash chain */
-	struct symcache_alias	*aliases;
-};
-
-struct symcache {
-	size_t			 max_files;
-	size_t			 max_bytes;
-	uint64_t		 max_rounds;
-	int			 demangle;	/* enum config_demangle */
-	char			*debug_dirs;
-	uint64_t		 round;
-	struct symcache_alias	**ino;
-	size_t			 ino_size, ino_n;
-	struct symcache_file	**bid;
-	size_t			 bid_size, bid_n;
-	struct symcache_file	*head, *tail;
-	size_t			 nfiles, bytes;
-	uint64_t		 hits, misses;
-	struct symcache_file	*vdso;		/* ours */
-	int			 vdso_tried;
-	const void		*vdso_img;
-	uint64_t		 vdso_size;
-};
-
-static void	symcache_evict(struct symcache *, struct symcache_file *);
-
-static uint64_t
-symcache_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t
-symcache_ino_hash(const struct symcache_key *k)
-{
-	return symcache_mix(k->ino ^ symcache_mix((uint64_t)k->major << 32 |
-	    k->minor));
-}
-
-static uint64_t
-symcache_bid_hash(const uint8_t *id, size_t len, int has_symtab)
-{
-	uint64_t	 h = 0xcbf29ce484222325ULL;
-	size_t		 i;
-
-	for (i = 0; i < len; i++) {
-		h ^= id[i];
-		h *= 0x100000001b3ULL;
-	}
-	return symcache_mix(h ^ (uint64_t)has_symtab);
-}
-
-static int
-symcache_key_same_inode(const struct symcache_key *a,
-    const struct symcache_key *b)
-{
-	return a->major == b->major && a->minor == b->minor &&
-	    a->ino == b->ino;
-}
-
-static int
-symcache_key_same(const struct symcache_key *a, const struct symcache_key *b)
-{
-	return symcache_key_same_inode(a, b) && a->size == b->size &&
-	    a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec;
-}
-
-static void
-symcache_key_stat(struct symcache_key *k, const struct stat *sb)
-{
-	k->major = major(sb->st_dev);
-	k->minor = minor(sb->st_dev);
-	k->ino = sb->st_ino;
-	k->size = sb->st_size;
-	k->mtime_sec = sb->st_mtim.tv_sec;
-	k->mtime_nsec = sb->st_mtim.tv_nsec;
-}
-
-/* The file at path is a regular file with the inode of the mapping. */
-static int
-symcache_stat_is_inode(const char *path, const struct symcache_key *k,
-    struct stat *sb)
-{
-	if (stat(path, sb) == -1 || !S_ISREG(sb->st_mode))
-		return 0;
-	return major(sb->st_dev) == k->major &&
-	    minor(sb->st_dev) == k->minor && sb->st_ino == k->ino;
-}
-
-/* Hash tables. */
-
-static void
-symcache_ino_grow(struct symcache *c)
-{
-	struct symcache_alias	**v, *a, *next;
-	size_t			  size, i, h;
-
-	size = c->ino_size * 2;
-	v = xcalloc(size, sizeof(*v));
-	for (i = 0; i < c->ino_size; i++)
-		for (a = c->ino[i]; a != NULL; a = next) {
-			next = a->next;
-			h = symcache_ino_hash(&a->key) & (size - 1);
-			a->next = v[h];
-			v[h] = a;
-		}
-	free(c->ino);
-	c->ino = v;
-	c->ino_size = size;
-}
-
-static void
-symcache_bid_grow(struct symcache *c)
-{
-	struct symcache_file	**v, *f, *next;
-	size_t			  size, i, h;
-
-	size = c->bid_size * 2;
-	v = xcalloc(size, sizeof(*v));
-	for (i = 0; i < c->bid_size; i++)
-		for (f = c->bid[i]; f != NULL; f = next) {
-			next = f->bid_next;
-			h = symcache_bid_hash(f->sf.build_id,
-			    f->sf.build_id_len, f->sf.has_symtab) & (size - 1);
-			f->bid_next = v[h];
-			v[h] = f;
-		}
-	free(c->bid);
-	c->bid = v;
-	c->bid_size = size;
-}
-
-static struct symcache_alias *
-symcache_alias_find(struct symcache *c, const struct symcache_key *k)
-{
-	struct symcache_alias	*a;
-
-	a = c->ino[symcache_ino_hash(k) & (c->ino_size - 1)];
-	for (; a != NULL; a = a->next)
-		if (symcache_key_same_inode(&a->key, k))
-			return a;
-	return NULL;
-}
-
-static void
-symcache_alias_add(struct symcache *c, struct symcache_file *f,
-    const struct symcache_key *k)
-{
-	struct symcache_alias	*a;
-	size_t			 h;
-
-	if (c->ino_n >= c->ino_size)
-		symcache_ino_grow(c);
-	a = xcalloc(1, sizeof(*a));
-	a->key = *k;
-	a->file = f;
-	a->file_next = f->aliases;
-	f->aliases = a;
-	h = symcache_ino_hash(k) & (c->ino_size - 1);
-	a->next = c->ino[h];
-	c->ino[h] = a;
-	c->ino_n++;
-}
-
-/* Unhash an alias; the caller unlinks it from its file. */
-static void
-symcache_alias_unhash(struct symcache *c, struct symcache_alias *a)
-{
-	struct symcache_alias	**pp;
-
-	pp = &c->ino[symcache_ino_hash(&a->key) & (c->ino_size - 1)];
-	for (; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == a) {
-			*pp = a->next;
-			c->ino_n--;
-			return;
-		}
-}
-
-/* A stale alias: the inode now holds something else. */
-static void
-symcache_alias_remove(struct symcache *c, struct symcache_alias *a)
-{
-	struct symcache_file	*f = a->file;
-	struct symcache_alias	**pp;
-
-	symcache_alias_unhash(c, a);
-	for (pp = &f->aliases; *pp != NULL; pp = &(*pp)->file_next)
-		if (*pp == a) {
-			*pp = a->file_next;
-			break;
-		}
-	free(a);
-	/* Without a build id nothing finds the table any more. */
-	if (f->aliases == NULL && f->sf.build_id_len == 0)
-		symcache_evict(c, f);
-}
-
-static struct symcache_file *
-symcache_bid_find(struct symcache *c, const uint8_t *id, size_t len,
-    int has_symtab)
-{
-	struct symcache_file	*f;
-
-	f = c->bid[symcache_bid_hash(id, len, has_symtab) &
-	    (c->bid_size - 1)];
-	for (; f != NULL; f = f->bid_next)
-		if (f->sf.build_id_len == len &&
-		    f->sf.has_symtab == has_symtab &&
-		    memcmp(f->sf.build_id, id, len) == 0)
-			return f;
-	return NULL;
-}
-
-static void
-symcache_bid_add(struct symcache *c, struct symcache_file *f)
-{
-	size_t	 h;
-
-	if (c->bid_n >= c->bid_size)
-		symcache_bid_grow(c);
-	h = symcache_bid_hash(f->sf.build_id, f->sf.build_id_len,
-	    f->sf.has_symtab) & (c->bid_size - 1);
-	f->bid_next = c->bid[h];
-	c->bid[h] = f;
-	c->bid_n++;
-}
-
-static void
-symcache_bid_remove(struct symcache *c, struct symcache_file *f)
-{
-	struct symcache_file	**pp;
-
-	pp = &c->bid[symcache_bid_hash(f->sf.build_id, f->sf.build_id_len,
-	    f->sf.has_symtab) & (c->bid_size - 1)];
-	for (; *pp != NULL; pp = &(*pp)->bid_next)
-		if (*pp == f) {
-			*pp = f->bid_next;
-			c->bid_n--;
-			return;
-		}
-}
 
 /* LRU. */
 
@@ -392,14 +114,14 @@ symcache_file_release(struct symcache_file *f)
 	f->dm = NULL;
 }
 
-static void
+void
 symcache_file_free(struct symcache_file *f)
 {
 	symcache_file_release(f);
 	free(f);
 }
 
-static struct symcache_file *
+struct symcache_file *
 symcache_file_new(void)
 {
 	struct symcache_file	*f;
@@ -410,7 +132,7 @@ symcache_file_new(void)
 }
 
 /* Drop a table from the cache and free its memory. */
-static void
+void
 symcache_evict(struct symcache *c, struct symcache_file *f)
 {
 	struct symcache_alias	*a, *next;
@@ -419,12 +141,12 @@ symcache_evict(struct symcache *c, struct symcache_file *f)
 		return;
 	for (a = f->aliases; a != NULL; a = next) {
 		next = a->file_next;
-		symcache_alias_unhash(c, a);
+		symcache_index_alias_unhash(c, a);
 		free(a);
 	}
 	f->aliases = NULL;
 	if (f->sf.build_id_len > 0)
-		symcache_bid_remove(c, f);
+		symcache_index_bid_remove(c, f);
 	symcache_lru_unlink(c, f);
 	c->nfiles--;
 	c->bytes -= f->bytes;
@@ -445,7 +167,7 @@ symcache_trim(struct symcache *c)
 }
 
 /* k NULL: found by build id only (a vDSO). */
-static void
+void
 symcache_insert(struct symcache *c, struct symcache_file *f,
     const struct symcache_key *k)
 {
@@ -453,16 +175,16 @@ symcache_insert(struct symcache *c, struct symcache_file *f,
 	f->used_round = c->round;
 	f->bytes = sizeof(*f) + symfile_bytes(&f->sf);
 	if (f->sf.build_id_len > 0)
-		symcache_bid_add(c, f);
+		symcache_index_bid_add(c, f);
 	if (k != NULL)
-		symcache_alias_add(c, f, k);
+		symcache_index_alias_add(c, f, k);
 	symcache_lru_push(c, f);
 	c->nfiles++;
 	c->bytes += f->bytes;
 	symcache_trim(c);
 }
 
-static struct symcache_file *
+struct symcache_file *
 symcache_ref(struct symcache *c, struct symcache_file *f)
 {
 	f->refs++;
@@ -485,12 +207,12 @@ symcache_lookup(struct symcache *c, const char *path,
 	struct stat		 sb;
 	int			 fd;
 
-	if ((a = symcache_alias_find(c, k)) != NULL) {
-		if (symcache_key_same(&a->key, k)) {
+	if ((a = symcache_index_alias_find(c, k)) != NULL) {
+		if (symcache_index_key_same(&a->key, k)) {
 			c->hits++;
 			return symcache_ref(c, a->file);
 		}
-		symcache_alias_remove(c, a);
+		symcache_index_alias_remove(c, a);
 	}
 
 	f = symcache_file_new();
@@ -500,8 +222,8 @@ symcache_lookup(struct symcache *c, const char *path,
 		    "not a regular file");
 		goto uncached;
 	}
-	symcache_key_stat(&fk, &sb);
-	if (!symcache_key_same(&fk, k)) {
+	symcache_index_key_stat(&fk, &sb);
+	if (!symcache_index_key_same(&fk, k)) {
 		/* Replaced between the stat and the open. */
 		log_debug("%s: file changed while opening", path);
 		goto uncached;
@@ -514,12 +236,12 @@ symcache_lookup(struct symcache *c, const char *path,
 		return f;
 	}
 	symfile_identify(&f->sf, ef);
-	if (f->sf.build_id_len > 0 && (g = symcache_bid_find(c,
+	if (f->sf.build_id_len > 0 && (g = symcache_index_bid_find(c,
 	    f->sf.build_id, f->sf.build_id_len, f->sf.has_symtab)) != NULL) {
 		elf_file_close(ef);
 		close(fd);
 		free(f);
-		symcache_alias_add(c, g, k);
+		symcache_index_alias_add(c, g, k);
 		c->hits++;
 		return symcache_ref(c, g);
 	}
@@ -542,83 +264,6 @@ uncached:
 	return f;
 }
 
-/* Our own vDSO, read once from our memory. */
-static void
-symcache_vdso_self(struct symcache *c)
-{
-	const struct procmaps_entry	*e;
-	struct procmaps			*m;
-	struct symcache_file		*f;
-	unsigned long			 base;
-
-	c->vdso_tried = 1;
-	if ((base = getauxval(AT_SYSINFO_EHDR)) == 0 ||
-	    (m = procmaps_read(getpid())) == NULL)
-		return;
-	if ((e = procmaps_lookup(m, base)) != NULL &&
-	    strcmp(e->path, "[vdso]") == 0 && e->start == base &&
-	    e->end - e->start <= SYMCACHE_VDSO_MAX) {
-		f = symcache_file_new();
-		f->vdso = 1;
-		if (symfile_load_mem(&f->sf, (void *)base,
-		    e->end - e->start) == 0) {
-			c->vdso = f;
-			c->vdso_img = (void *)base;
-			c->vdso_size = e->end - e->start;
-		} else
-			symcache_file_free(f);
-	}
-	procmaps_free(m);
-}
-
-/*
- * A process's vDSO: ours if its image is the same (or, when its memory
- * cannot be read, of the same size), else read from its memory and
- * cached by build id.  NULL if there is none we can read.
- */
-static struct symcache_file *
-symcache_vdso(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
-{
-	struct symcache_file	*f, *g;
-	uint64_t		 size = me->end - me->start;
-	void			*buf;
-
-	if (!c->vdso_tried)
-		symcache_vdso_self(c);
-	if (size == 0 || size > SYMCACHE_VDSO_MAX)
-		return NULL;
-	buf = xmalloc(size);
-	if (symfile_read_mem(pid, me->start, buf, size) == -1) {
-		free(buf);
-		if (c->vdso == NULL || size != c->vdso_size)
-			return NULL;
-		c->vdso->refs++;
-		return c->vdso;
-	}
-	if (c->vdso != NULL && size == c->vdso_size &&
-	    memcmp(buf, c->vdso_img, size) == 0) {
-		free(buf);
-		c->vdso->refs++;
-		return c->vdso;
-	}
-	f = symcache_file_new();
-	if (symfile_load_mem(&f->sf, buf, size) == -1) {
-		free(buf);
-		return f;
-	}
-	free(buf);
-	if (f->sf.build_id_len > 0 && (g = symcache_bid_find(c,
-	    f->sf.build_id, f->sf.build_id_len, f->sf.has_symtab)) != NULL) {
-		symcache_file_free(f);
-		c->hits++;
-		return symcache_ref(c, g);
-	}
-	c->misses++;
-	if (f->sf.build_id_len > 0)
-		symcache_insert(c, f, NULL);
-	return f;
-}
-
 struct symcache_file *
 symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 {
@@ -630,7 +275,7 @@ symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 	int			 n;
 
 	if (me->kind == PROCMAPS_SPECIAL && strcmp(me->path, "[vdso]") == 0)
-		return symcache_vdso(c, pid, me);
+		return symcache_vdso_get(c, pid, me);
 	if (me->kind != PROCMAPS_FILE)
 		return NULL;
 
@@ -641,17 +286,17 @@ symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 	n = snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid,
 	    me->path);
 	if (me->deleted || n < 0 || (size_t)n >= sizeof(path) ||
-	    !symcache_stat_is_inode(path, &k, &sb)) {
+	    !symcache_index_stat_is_inode(path, &k, &sb)) {
 		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
 		    (int)pid, (unsigned long long)me->start,
 		    (unsigned long long)me->end);
-		if (!symcache_stat_is_inode(path, &k, &sb)) {
+		if (!symcache_index_stat_is_inode(path, &k, &sb)) {
 			/*
 			 * We cannot see the file (the process exited, or
 			 * no CAP_SYS_ADMIN for map_files): a table of the
 			 * inode already cached is still the right one.
 			 */
-			if ((a = symcache_alias_find(c, &k)) != NULL) {
+			if ((a = symcache_index_alias_find(c, &k)) != NULL) {
 				c->hits++;
 				return symcache_ref(c, a->file);
 			}
@@ -661,7 +306,7 @@ symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 			return symcache_file_new();
 		}
 	}
-	symcache_key_stat(&k, &sb);
+	symcache_index_key_stat(&k, &sb);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.pid = pid;
 	ctx.path = me->path;
@@ -685,7 +330,7 @@ symcache_get_path(struct symcache *c, const char *path)
 		c->misses++;
 		return symcache_file_new();
 	}
-	symcache_key_stat(&k, &sb);
+	symcache_index_key_stat(&k, &sb);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.path = path;
 	return symcache_lookup(c, path, &k, &ctx);

@@ -14,14 +14,14 @@ struct symtab;
 #define SYMFILE_SYMTAB		0x01	/* its .symtab */
 #define SYMFILE_DYNSYM		0x02	/* its .dynsym */
 #define SYMFILE_BUILD_ID	0x04	/* a debug file found by build id */
-#define SYMFILE_DEBUGLINK	0x08	/* a debug file by .gnu_debuglink */
+#define SYMFILE_DEBUGLINK	0x08	/* one by .gnu_debuglink */
 #define SYMFILE_MINIDEBUG	0x10	/* MiniDebugInfo, .gnu_debugdata */
 #define SYMFILE_GO		0x20	/* Go's .gopclntab */
 
 /* The symbols of one ELF file, from wherever they could be found. */
 struct symfile {
-	struct symtab		*symtab;	/* ELF symbols, NULL: none */
-	struct gopclntab	*go;		/* Go functions, NULL: none */
+	struct symtab		*symtab;	/* ELF symbols, or NULL */
+	struct gopclntab	*go;		/* Go functions, or NULL */
 	struct elf_file_segment	*segs;
 	size_t			 nsegs;
 	uint8_t			 build_id[ELF_FILE_BUILD_ID_MAX];

@@ -23,6 +23,12 @@
 #define SYMTAB_MAX_NAMES	(UINT32_MAX - 1)
 #define SYMTAB_CHUNK		(64 * 1024)
 
+/* Candidates read ahead of the one copied, in symtab_builder_finish. */
+#define SYMTAB_PREFETCH		8
+
+/* Buckets of symtab_builder_has: the addresses' top 16 bits. */
+#define SYMTAB_BUCKETS		(1U << 16)
+
 /* Radix sort: keys of 64 bits, 11 at a time. */
 #define SYMTAB_RADIX_BITS	11
 #define SYMTAB_RADIX		(1U << SYMTAB_RADIX_BITS)
@@ -53,6 +59,9 @@ struct symtab_builder {
 	size_t			 n, cap;
 	struct symtab_key	*order;		/* v by address, once sorted */
 	size_t			 sorted;	/* how many order covers */
+	uint32_t		*bucket;	/* order by the address's top */
+	uint64_t		 bmin;
+	unsigned int		 bshift;
 	size_t			 names_len;	/* every name, NULs included */
 	struct symtab_chunk	*chunks;
 };
@@ -76,6 +85,7 @@ symtab_builder_free(struct symtab_builder *b)
 	}
 	free(b->v);
 	free(b->order);
+	free(b->bucket);
 	free(b);
 }
 
@@ -83,6 +93,22 @@ size_t
 symtab_builder_count(const struct symtab_builder *b)
 {
 	return b->n;
+}
+
+/*
+ * Make room for n more symbols at once: a symbol table says how many it
+ * has, and growing by doubling would copy and fault in the array over
+ * and over.
+ */
+void
+symtab_builder_reserve(struct symtab_builder *b, size_t n)
+{
+	if (n > SYMTAB_MAX_SYMS - b->n)
+		n = SYMTAB_MAX_SYMS - b->n;
+	if (b->n + n <= b->cap)
+		return;
+	b->cap = b->n + n;
+	b->v = xreallocarray(b->v, b->cap, sizeof(*b->v));
 }
 
 /*
@@ -236,29 +262,51 @@ symtab_builder_sort(struct symtab_builder *b)
 
 /*
  * Sort what was added so far, so that symtab_builder_has can tell
- * whether a later symbol is already there.
+ * whether a later symbol is already there; and bucket the sorted
+ * addresses by their top bits, so that it looks at one or two of them
+ * rather than searching the whole array (.dynsym after .symtab asks for
+ * every one of its symbols).
  */
 void
 symtab_builder_index(struct symtab_builder *b)
 {
+	uint64_t	 span;
+	size_t		 i, k, nb;
+
 	symtab_builder_sort(b);
+	free(b->bucket);
+	b->bucket = NULL;
+	if (b->sorted == 0)
+		return;
+	b->bmin = b->order[0].addr;
+	span = b->order[b->sorted - 1].addr - b->bmin;
+	for (b->bshift = 0; b->bshift < 64 &&
+	    (span >> b->bshift) >= SYMTAB_BUCKETS; b->bshift++)
+		;
+	nb = (span >> b->bshift) + 2;
+	b->bucket = xreallocarray(NULL, nb, sizeof(*b->bucket));
+	for (i = 0, k = 0; k < nb; k++) {
+		while (i < b->sorted &&
+		    (b->order[i].addr - b->bmin) >> b->bshift < k)
+			i++;
+		b->bucket[k] = i;
+	}
 }
 
 /* 1 if a symbol indexed by symtab_builder_index starts at addr. */
 int
 symtab_builder_has(const struct symtab_builder *b, uint64_t addr)
 {
-	const struct symtab_key	*base = b->order;
-	size_t			 n = b->sorted, half;
+	size_t	 k, i, end;
 
-	if (base == NULL || n == 0)
+	if (b->bucket == NULL || addr < b->bmin ||
+	    addr > b->order[b->sorted - 1].addr)
 		return 0;
-	while (n > 1) {
-		half = n / 2;
-		base = base[half].addr <= addr ? base + half : base;
-		n -= half;
-	}
-	return base->addr == addr;
+	k = (addr - b->bmin) >> b->bshift;
+	for (i = b->bucket[k], end = b->bucket[k + 1]; i < end; i++)
+		if (b->order[i].addr >= addr)
+			return b->order[i].addr == addr;
+	return 0;
 }
 
 /* The table; the builder is freed.  Never NULL: maybe empty. */
@@ -292,16 +340,20 @@ symtab_builder_finish(struct symtab_builder *b)
 		}
 	}
 
-	len = 0;
-	for (i = 0; i < n; i++)
-		len += b->v[o[i].idx].len + 1;
+	/*
+	 * The names of every candidate bound those kept: one pass over the
+	 * candidates, in address order, whose reads go all over memory; the
+	 * block shrinks to its size after.  Prefetching a few ahead hides
+	 * part of those reads.
+	 */
 	st->v = xreallocarray(NULL, n, sizeof(*st->v));
-	st->names = xmalloc(len);
+	st->names = xmalloc(b->names_len);
 	st->n = n;
-	st->names_len = len;
 
 	len = 0;
 	for (i = 0; i < n; i++) {
+		if (i + SYMTAB_PREFETCH < n)
+			__builtin_prefetch(&b->v[o[i + SYMTAB_PREFETCH].idx]);
 		c = &b->v[o[i].idx];
 		s = &st->v[i];
 		if (c->size != 0)
@@ -322,6 +374,8 @@ symtab_builder_finish(struct symtab_builder *b)
 		st->names[len + c->len] = '\0';
 		len += c->len + 1;
 	}
+	st->names = xreallocarray(st->names, len, 1);
+	st->names_len = len;
 	symtab_builder_free(b);
 	return st;
 }

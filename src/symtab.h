@@ -28,6 +28,7 @@ int		 symtab_builder_add(struct symtab_builder *, uint64_t,
 int		 symtab_builder_add_copy(struct symtab_builder *, uint64_t,
 		    uint64_t, uint64_t, const char *, size_t, int);
 size_t		 symtab_builder_count(const struct symtab_builder *);
+void		 symtab_builder_reserve(struct symtab_builder *, size_t);
 void		 symtab_builder_index(struct symtab_builder *);
 int		 symtab_builder_has(const struct symtab_builder *, uint64_t);
 struct symtab	*symtab_builder_finish(struct symtab_builder *);

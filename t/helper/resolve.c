@@ -6,6 +6,8 @@
  *					addresses in a running process
  *	resolve [-AiMv] [-D dirs] [-d mode] -f file addr ...
  *					ELF virtual addresses in a file
+ *	resolve [-D dirs] [-d mode] -o -f file offset ...
+ *					file offsets (perf script's)
  *	resolve [-AMv] -k addr ...	kernel addresses
  *	resolve -B [-n count] [-D dirs] [-d mode] -p pid | -f file | -k -
  *					benchmark
@@ -20,8 +22,10 @@
  * -B times what the daemon does: loading the tables (opening the
  * process, the file's table, or kallsyms), then count lookups (default
  * 10000000) cycling through the addresses, and prints "name value"
- * lines: load_ms, lookups, lookup_ns, lookups_per_sec, named, symbols,
- * tables, table_bytes.
+ * lines: load_ms (wall clock), load_cpu_ms (our CPU time), lookups,
+ * lookup_ns, lookups_per_sec, named, symbols, tables, table_bytes, and
+ * for a file warm_load_cpu_ms, the best of 5 loads more in the same
+ * process, as a running daemon loads tables.
  */
 #include <sys/types.h>
 
@@ -46,6 +50,7 @@ usage(void)
 	fprintf(stderr, "usage: resolve [-AiMv] [-D dirs] [-d mode] -p pid "
 	    "addr ...\n"
 	    "       resolve [-AiMv] [-D dirs] [-d mode] -f file addr ...\n"
+	    "       resolve [-D dirs] [-d mode] -o -f file offset ...\n"
 	    "       resolve [-AMv] -k addr ...\n"
 	    "       resolve -B [-n count] [-D dirs] [-d mode] "
 	    "-p pid | -f file | -k -\n");
@@ -108,11 +113,11 @@ print_frames(const char **names, size_t n)
 }
 
 static double
-now(void)
+now(clockid_t clock)
 {
 	struct timespec	 ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -131,13 +136,14 @@ bench(const struct config *conf, pid_t pid, const char *file, int kernel,
 	struct symcache		*c = NULL;
 	struct symcache_file	*f = NULL;
 	const char		*name;
-	double			 t0, t1, t2;
+	double			 t0, t1, t2, c0, c1, best;
 	unsigned long		 i, named = 0, k;
 
 	if (n == 0)
 		return 2;
 	r = resolve_create(conf);
-	t0 = now();
+	t0 = now(CLOCK_MONOTONIC);
+	c0 = now(CLOCK_PROCESS_CPUTIME_ID);
 	if (pid != 0 && (rp = resolve_proc_open(r, pid)) == NULL) {
 		fprintf(stderr, "resolve: pid %d: cannot read its maps\n",
 		    (int)pid);
@@ -149,7 +155,8 @@ bench(const struct config *conf, pid_t pid, const char *file, int kernel,
 	}
 	if (kernel)
 		resolve_kernel(r, a[0]);
-	t1 = now();
+	c1 = now(CLOCK_PROCESS_CPUTIME_ID);
+	t1 = now(CLOCK_MONOTONIC);
 	for (i = 0, k = 0; i < count; i++, k = k + 1 == n ? 0 : k + 1) {
 		if (f != NULL)
 			name = symcache_symbol_vaddr(c, f, a[k]);
@@ -161,9 +168,10 @@ bench(const struct config *conf, pid_t pid, const char *file, int kernel,
 		    strchr(name, '+') == NULL && strncmp(name, "0x", 2) != 0)
 			named++;
 	}
-	t2 = now();
+	t2 = now(CLOCK_MONOTONIC);
 	resolve_stats(r, &st);
 	printf("load_ms %.3f\n", (t1 - t0) * 1e3);
+	printf("load_cpu_ms %.3f\n", (c1 - c0) * 1e3);
 	printf("lookups %lu\n", count);
 	printf("lookup_ns %.1f\n", (t2 - t1) * 1e9 / count);
 	printf("lookups_per_sec %.0f\n", count / (t2 - t1));
@@ -178,13 +186,50 @@ bench(const struct config *conf, pid_t pid, const char *file, int kernel,
 
 		symcache_stats(c, &cs);
 		printf("tables %zu\ntable_bytes %zu\n", cs.files, cs.bytes);
-	} else
+	} else if (kernel)
+		printf("tables 1\ntable_bytes %zu\n", st.ksym_bytes);
+	else
 		printf("tables %zu\ntable_bytes %zu\n", st.files,
 		    st.file_bytes);
 	symcache_put(c, f);
 	symcache_free(c);
+	if (file != NULL) {
+		/* Again, as a running daemon loads tables: warm. */
+		for (i = 0, best = 1e9; i < 5; i++) {
+			c = symcache_create(conf);
+			t0 = now(CLOCK_PROCESS_CPUTIME_ID);
+			f = symcache_get_path(c, file);
+			t1 = now(CLOCK_PROCESS_CPUTIME_ID) - t0;
+			if (t1 < best)
+				best = t1;
+			symcache_put(c, f);
+			symcache_free(c);
+		}
+		printf("warm_load_cpu_ms %.3f\n", best * 1e3);
+	}
 	resolve_proc_close(r, rp);
 	resolve_free(r);
+	return 0;
+}
+
+/* Names at file offsets, as a mapping of the file would have them. */
+static int
+by_offset(const struct config *conf, const char *file, const uint64_t *a,
+    size_t n)
+{
+	struct symcache		*c;
+	struct symcache_file	*f;
+	const char		*name;
+	size_t			 i;
+
+	c = symcache_create(conf);
+	f = symcache_get_path(c, file);
+	for (i = 0; i < n; i++) {
+		name = symcache_symbol(c, f, a[i]);
+		printf("%s\n", name != NULL ? name : "[unknown]");
+	}
+	symcache_put(c, f);
+	symcache_free(c);
 	return 0;
 }
 
@@ -201,11 +246,11 @@ main(int argc, char *argv[])
 	long			 lpid;
 	pid_t			 pid = 0;
 	size_t			 n, naddrs, i;
-	int			 ch, kernel = 0, verbose = 0, inl = 0, bmark = 0;
-	int			 ret;
+	int			 ch, kernel = 0, verbose = 0, inl = 0;
+	int			 bmark = 0, offsets = 0, ret;
 
 	conf = config_defaults();
-	while ((ch = getopt(argc, argv, "ABD:d:Mf:ikn:p:v")) != -1) {
+	while ((ch = getopt(argc, argv, "ABD:d:Mf:ikn:op:v")) != -1) {
 		switch (ch) {
 		case 'A':
 			conf->unknown_symbol_address = 1;
@@ -244,6 +289,9 @@ main(int argc, char *argv[])
 			if (*end != '\0' || count == 0)
 				usage();
 			break;
+		case 'o':
+			offsets = 1;
+			break;
 		case 'p':
 			errno = 0;
 			lpid = strtol(optarg, &end, 10);
@@ -270,6 +318,14 @@ main(int argc, char *argv[])
 	addrs = read_addrs(argc, argv, &naddrs);
 	if (bmark) {
 		ret = bench(conf, pid, file, kernel, addrs, naddrs, count);
+		free(addrs);
+		config_free(conf);
+		return ret;
+	}
+	if (offsets) {
+		if (file == NULL)
+			usage();
+		ret = by_offset(conf, file, addrs, naddrs);
 		free(addrs);
 		config_free(conf);
 		return ret;

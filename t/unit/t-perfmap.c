@@ -290,6 +290,7 @@ test_dead(void)
 	    "the process is gone: the map it left in our /tmp");
 	resolve_proc_close(r, rp);
 	resolve_free(r);
+	unlink(path);
 
 	/* A map older than the process is another's, long gone. */
 	if ((pid = jit_start(&in, &code)) == -1)

@@ -1,0 +1,105 @@
+/*
+ * The insides of the symbol cache, shared by symcache.c (the cache and
+ * its tables), symcache_index.c (finding a table by inode or build id)
+ * and symcache_vdso.c (vDSOs).  Nothing else includes it.
+ */
+#ifndef EBPFSPY_SYMCACHE_INT_H
+#define EBPFSPY_SYMCACHE_INT_H
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symfile.h"
+
+struct demangle_cache;
+struct procmaps_entry;
+
+/* What identifies a file's contents without reading it. */
+struct symcache_key {
+	uint32_t	major;
+	uint32_t	minor;
+	uint64_t	ino;
+	int64_t		size;
+	int64_t		mtime_sec;
+	int64_t		mtime_nsec;
+};
+
+struct symcache_alias {
+	struct symcache_key	 key;
+	struct symcache_file	*file;
+	struct symcache_alias	*next;		/* hash chain */
+	struct symcache_alias	*file_next;	/* the file's other aliases */
+};
+
+struct symcache_file {
+	struct symfile		 sf;
+	struct demangle_cache	*dm;		/* names demangled so far */
+	size_t			 bytes;
+	unsigned int		 refs;		/* holders, the cache aside */
+	int			 cached;
+	int			 evicted;
+	int			 vdso;
+	uint64_t		 used_round;
+	struct symcache_file	*prev, *next;	/* LRU, most recent first */
+	struct symcache_file	*bid_next;	/* hash chain */
+	struct symcache_alias	*aliases;
+};
+
+struct symcache {
+	size_t			 max_files;
+	size_t			 max_bytes;
+	uint64_t		 max_rounds;
+	int			 demangle;	/* enum config_demangle */
+	char			*debug_dirs;
+	uint64_t		 round;
+	struct symcache_alias	**ino;
+	size_t			 ino_size, ino_n;
+	struct symcache_file	**bid;
+	size_t			 bid_size, bid_n;
+	struct symcache_file	*head, *tail;
+	size_t			 nfiles, bytes;
+	uint64_t		 hits, misses;
+	struct symcache_file	*vdso;		/* ours */
+	int			 vdso_tried;
+	const void		*vdso_img;
+	uint64_t		 vdso_size;
+};
+
+/* symcache.c */
+struct symcache_file *symcache_file_new(void);
+void		 symcache_file_free(struct symcache_file *);
+void		 symcache_evict(struct symcache *, struct symcache_file *);
+void		 symcache_insert(struct symcache *, struct symcache_file *,
+		    const struct symcache_key *);
+struct symcache_file *symcache_ref(struct symcache *, struct symcache_file *);
+
+/* symcache_index.c */
+int		 symcache_index_key_same(const struct symcache_key *,
+		    const struct symcache_key *);
+void		 symcache_index_key_stat(struct symcache_key *,
+		    const struct stat *);
+int		 symcache_index_stat_is_inode(const char *,
+		    const struct symcache_key *, struct stat *);
+struct symcache_alias *symcache_index_alias_find(struct symcache *,
+		    const struct symcache_key *);
+void		 symcache_index_alias_add(struct symcache *,
+		    struct symcache_file *, const struct symcache_key *);
+void		 symcache_index_alias_unhash(struct symcache *,
+		    struct symcache_alias *);
+void		 symcache_index_alias_remove(struct symcache *,
+		    struct symcache_alias *);
+struct symcache_file *symcache_index_bid_find(struct symcache *,
+		    const uint8_t *, size_t, int);
+void		 symcache_index_bid_add(struct symcache *,
+		    struct symcache_file *);
+void		 symcache_index_bid_remove(struct symcache *,
+		    struct symcache_file *);
+
+/* symcache_vdso.c */
+struct symcache_file *symcache_vdso_get(struct symcache *, pid_t,
+		    const struct procmaps_entry *);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * vDSOs.  A process's vDSO is the kernel's image for its ABI: read from
+ * its memory and compared with ours, which serves when they are the
+ * same (the usual case); another (a process of another ABI) is loaded
+ * from the process's memory and cached by build id.  When the process's
+ * memory cannot be read (it exited, no ptrace access), a vDSO of our
+ * size is taken for ours.
+ */
+#include <sys/types.h>
+#include <sys/auxv.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procmaps.h"
+#include "symcache.h"
+#include "symcache_int.h"
+#include "symfile.h"
+#include "xmalloc.h"
+
+/* A vDSO is a few pages; a bigger mapping of that name is not read. */
+#define SYMCACHE_VDSO_MAX	(1024 * 1024)
+
+/* Our own vDSO, read once from our memory. */
+static void
+symcache_vdso_self(struct symcache *c)
+{
+	const struct procmaps_entry	*e;
+	struct procmaps			*m;
+	struct symcache_file		*f;
+	unsigned long			 base;
+
+	c->vdso_tried = 1;
+	if ((base = getauxval(AT_SYSINFO_EHDR)) == 0 ||
+	    (m = procmaps_read(getpid())) == NULL)
+		return;
+	if ((e = procmaps_lookup(m, base)) != NULL &&
+	    strcmp(e->path, "[vdso]") == 0 && e->start == base &&
+	    e->end - e->start <= SYMCACHE_VDSO_MAX) {
+		f = symcache_file_new();
+		f->vdso = 1;
+		if (symfile_load_mem(&f->sf, (void *)base,
+		    e->end - e->start) == 0) {
+			c->vdso = f;
+			c->vdso_img = (void *)base;
+			c->vdso_size = e->end - e->start;
+		} else
+			symcache_file_free(f);
+	}
+	procmaps_free(m);
+}
+
+/*
+ * A process's vDSO: ours if its image is the same (or, when its memory
+ * cannot be read, of the same size), else read from its memory and
+ * cached by build id.  NULL if there is none we can read.
+ */
+struct symcache_file *
+symcache_vdso_get(struct symcache *c, pid_t pid,
+    const struct procmaps_entry *me)
+{
+	struct symcache_file	*f, *g;
+	uint64_t		 size = me->end - me->start;
+	void			*buf;
+
+	if (!c->vdso_tried)
+		symcache_vdso_self(c);
+	if (size == 0 || size > SYMCACHE_VDSO_MAX)
+		return NULL;
+	buf = xmalloc(size);
+	if (symfile_read_mem(pid, me->start, buf, size) == -1) {
+		free(buf);
+		if (c->vdso == NULL || size != c->vdso_size)
+			return NULL;
+		c->vdso->refs++;
+		return c->vdso;
+	}
+	if (c->vdso != NULL && size == c->vdso_size &&
+	    memcmp(buf, c->vdso_img, size) == 0) {
+		free(buf);
+		c->vdso->refs++;
+		return c->vdso;
+	}
+	f = symcache_file_new();
+	if (symfile_load_mem(&f->sf, buf, size) == -1) {
+		free(buf);
+		return f;
+	}
+	free(buf);
+	if (f->sf.build_id_len > 0 && (g = symcache_index_bid_find(c,
+	    f->sf.build_id, f->sf.build_id_len, f->sf.has_symtab)) != NULL) {
+		symcache_file_free(f);
+		c->hits++;
+		return symcache_ref(c, g);
+	}
+	c->misses++;
+	if (f->sf.build_id_len > 0)
+		symcache_insert(c, f, NULL);
+	return f;
+}
