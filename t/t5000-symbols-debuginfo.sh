@@ -49,10 +49,10 @@ test_expect_success ROOT,BPF,TOOLS 'profile the four at once' '
 	debug_dirs = /nonexistent:$PWD/dbg
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
-	{ ./b5000b -t 3 >b.out & pb=$!; } &&
-	{ ./b5000l -t 3 >l.out & pl=$!; } &&
-	{ ./b5000m -t 3 >m.out & pm=$!; } &&
-	./b5000n -t 3 >n.out &&
+	{ ./b5000b -c 1.5 >b.out & pb=$!; } &&
+	{ ./b5000l -c 1.5 >l.out & pl=$!; } &&
+	{ ./b5000m -c 1.5 >m.out & pm=$!; } &&
+	./b5000n -c 1.5 >n.out &&
 	wait $pb $pl $pm &&
 	daemon_stop
 '

@@ -4,13 +4,15 @@ test_description='JIT code named from /tmp/perf-PID.map
 A C workload copies a small loop into anonymous executable memory
 twice, as a JIT compiler would, writes /tmp/perf-PID.map naming the two
 copies, and spends three quarters of its time in the first.  Node.js
---perf-basic-prof writes the same kind of map for its JavaScript.'
+--perf-basic-prof writes the same kind of map for its JavaScript, and
+the JVM on "jcmd PID Compiler.perfmap".'
 . "$(dirname "$0")/test-lib.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
 
 test_lazy_prereq X86_64 'test "$(uname -m)" = x86_64 && cc --version'
 test_lazy_prereq NODE 'node --version'
+test_lazy_prereq JAVA 'java -version && jcmd -h'
 
 test_expect_success X86_64 'a JIT workload' '
 	cat >jit.c <<-\EOF &&
@@ -27,12 +29,13 @@ test_expect_success X86_64 'a JIT workload' '
 	static const unsigned char loop[] = { 0x55, 0x48, 0x89, 0xe5, 0x48,
 	    0x89, 0xf9, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0x5d, 0xc3 };
 
+	/* CPU time: a busy machine still gets the samples. */
 	static double
 	now(void)
 	{
 		struct timespec	 ts;
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 		return ts.tv_sec + ts.tv_nsec / 1e9;
 	}
 
@@ -84,8 +87,8 @@ test_expect_success ROOT,BPF,X86_64 'JIT code named from the perf map' '
 	profile_config </dev/null &&
 	daemon_start -c ebpfspy.conf -o out &&
 	./j5004 3 >w.out &&
+	test_when_finished "rm -f /tmp/perf-$(sed -n "s/^ready //p" w.out).map" &&
 	daemon_stop &&
-	rm -f "/tmp/perf-$(sed -n "s/^ready //p" w.out).map" &&
 	folded cpu j5004 >j.folded &&
 	all=$(folded_sum "^j5004;" <j.folded) &&
 	alpha=$(folded_sum "^j5004;(.*;)?main;run_jit;JIT:alpha loop \[jitted\]\$" \
@@ -102,23 +105,74 @@ test_expect_success ROOT,BPF,NODE 'Node.js --perf-basic-prof' '
 	ln -s "$(command -v node)" n5004 &&
 	cat >fib.js <<-\EOF &&
 	function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-	const end = Date.now() + 3000;
 	let s = 0;
 	console.log("ready " + process.pid);
-	while (Date.now() < end)
+	/* CPU time, microseconds: a busy machine still gets the samples. */
+	while (process.cpuUsage().user < 2500000)
 		s += fib(25);
 	EOF
 	rm -rf out &&
 	daemon_start -c ebpfspy.conf -o out &&
 	./n5004 --perf-basic-prof fib.js >n.out &&
+	test_when_finished "rm -f /tmp/perf-$(sed -n "s/^ready //p" n.out).map" &&
 	daemon_stop &&
-	rm -f "/tmp/perf-$(sed -n "s/^ready //p" n.out).map" &&
 	folded cpu n5004 >n.folded &&
 	all=$(folded_sum "^n5004;" <n.folded) &&
 	fib=$(folded_sum "^n5004;.*JS:[*~^]?fib [^;]*fib\.js" <n.folded) &&
 	echo "$fib of $all samples in fib" &&
 	test "$all" -ge 50 &&
 	test "$fib" -ge $((all / 2))
+'
+
+test_expect_success ROOT,BPF,JAVA 'Java: jcmd PID Compiler.perfmap' '
+	ln -s "$(command -v java)" java5004 &&
+	cat >Fib.java <<-\EOF &&
+	public class Fib {
+		static int fib(int n) {
+			return n < 2 ? n : fib(n - 1) + fib(n - 2);
+		}
+
+		public static void main(String[] a) {
+			java.lang.management.ThreadMXBean t =
+			    java.lang.management.ManagementFactory.getThreadMXBean();
+			long s = 0, cpu = (long)(Double.parseDouble(a[0]) * 1e9);
+			System.out.println("ready " + ProcessHandle.current().pid());
+			boolean half = false;
+			/* CPU time: a busy machine still gets the samples. */
+			while (t.getCurrentThreadCpuTime() < cpu) {
+				s += fib(25);
+				if (!half && t.getCurrentThreadCpuTime() > cpu / 2) {
+					System.out.println("half");
+					half = true;
+				}
+			}
+			System.out.println("done " + s);
+		}
+	}
+	EOF
+	rm -rf out &&
+	daemon_start -c ebpfspy.conf -o out &&
+	{ ./java5004 Fib.java 4 >jv.out & pj=$!; } &&
+	workload_wait jv.out &&
+	pid=$(sed -n "s/^ready //p" jv.out) &&
+	test_when_finished "rm -f /tmp/perf-$pid.map" &&
+	# The map names the code compiled when it is written: write it when
+	# the workload is half done, its fib long compiled.
+	n=0 &&
+	until grep -q "^half" jv.out; do
+		n=$((n + 1)) &&
+		test $n -lt 600 &&
+		sleep 0.05 || return 1
+	done &&
+	jcmd "$pid" Compiler.perfmap &&
+	wait $pj &&
+	daemon_stop &&
+	folded cpu java5004 >jv.folded &&
+	all=$(folded_sum "^java5004;" <jv.folded) &&
+	fib=$(folded_sum ";int Fib\.fib\(int\)\$" <jv.folded) &&
+	echo "$fib of $all samples in Fib.fib" &&
+	test "$all" -ge 50 &&
+	test "$fib" -ge $((all / 3))
 '
 
 test_done

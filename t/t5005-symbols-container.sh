@@ -34,7 +34,7 @@ test_expect_success ROOT,BPF,UNSHARE 'profile it' '
 		mount -t tmpfs tmpfs \"$PWD/dbg\" &&
 		mkdir -p \"$PWD/dbg/.build-id/50\" &&
 		cp b5005.debug \"$PWD/dbg/.build-id/50/05b0b1d1d00000000000000000000000000000.debug\" &&
-		exec ./b5005 -t 3" >w.out &&
+		exec ./b5005 -c 2" >w.out &&
 	daemon_stop &&
 	dir_is_empty dbg
 '
