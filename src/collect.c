@@ -35,6 +35,8 @@
 #include "xmalloc.h"
 
 #define COLLECT_BATCH		4096
+/* Functions inlined at one address that a frame expands to. */
+#define COLLECT_INLINE_MAX	16
 #define COLLECT_MAX_FRAMES	(1 + 2 * PROFILE_STACK_DEPTH + 2 + \
 				    PROFILE_PY_DEPTH + 1)
 
@@ -356,9 +358,9 @@ static void
 collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
     int user, size_t *nframes)
 {
-	const char	*name;
+	const char	*names[COLLECT_INLINE_MAX];
 	const uint64_t	*ip;
-	size_t		 n, i, skip;
+	size_t		 n, i, j, nn, skip;
 	uint64_t	 addr;
 
 	if (id == 0)
@@ -383,12 +385,20 @@ collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
 		if (!user)
 			collect_name(c, nframes, resolve_kernel(c->resolve,
 			    addr));
-		else {
-			name = proc->rp != NULL ? resolve_user(c->resolve,
-			    proc->rp, addr) : "[unknown]";
+		else if (proc->rp == NULL) {
 			symstats_frame(c->symstats, proc->labels != NULL ?
-			    proc->labels->service : proc->comm, name);
-			collect_name(c, nframes, name);
+			    proc->labels->service : proc->comm, "[unknown]");
+			collect_name(c, nframes, "[unknown]");
+		} else {
+			/* Go's inlined calls: outermost first, as Go shows. */
+			nn = resolve_user_frames(c->resolve, proc->rp, addr,
+			    names, COLLECT_INLINE_MAX);
+			for (j = 0; j < nn; j++) {
+				symstats_frame(c->symstats, proc->labels !=
+				    NULL ? proc->labels->service : proc->comm,
+				    names[j]);
+				collect_name(c, nframes, names[j]);
+			}
 		}
 	}
 }

@@ -3,8 +3,8 @@ test_description='stripped Go programs named from their pclntab
 
 A Go workload built with -ldflags="-s -w" (no symbol table), as an
 executable and as a PIE: its functions are named from .gopclntab, and
-code inlined from another function (triple, into burnBeta) is named
-after it, as Go does.'
+code inlined from another function (triple, into burnBeta) shows as
+burnBeta;triple, as Go does.'
 . "$(dirname "$0")/test-lib.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
@@ -25,7 +25,7 @@ test_expect_success GO 'stripped Go workloads' '
 		"fmt"
 		"os"
 		"strconv"
-		"time"
+		"syscall"
 	)
 
 	//go:noinline
@@ -53,12 +53,19 @@ test_expect_success GO 'stripped Go workloads' '
 		return s
 	}
 
+	// The CPU time used so far: a busy machine still gets the samples.
+	func cpu() float64 {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return float64(ru.Utime.Sec+ru.Stime.Sec) +
+			float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+	}
+
 	func main() {
 		secs, _ := strconv.ParseFloat(os.Args[1], 64)
 		fmt.Printf("ready %d\n", os.Getpid())
-		end := time.Now().Add(time.Duration(secs * float64(time.Second)))
 		s := 0
-		for time.Now().Before(end) {
+		for cpu() < secs {
 			s += burnAlpha(3000000) + burnBeta(1000000)
 		}
 		os.Exit(s & 0)
@@ -72,8 +79,8 @@ test_expect_success GO 'stripped Go workloads' '
 test_expect_success ROOT,BPF,GO 'profile them' '
 	profile_config </dev/null &&
 	daemon_start -c ebpfspy.conf -o out &&
-	{ ./p5001 3 >p.out & pp=$!; } &&
-	./g5001 3 >g.out &&
+	{ ./p5001 2 >p.out & pp=$!; } &&
+	./g5001 2 >g.out &&
 	wait $pp &&
 	daemon_stop
 '
@@ -107,10 +114,10 @@ test_expect_success ROOT,BPF,GO 'a PIE: Go functions named' '
 	check p5001
 '
 
-test_expect_success ROOT,BPF,GO 'inlined code is named after the inlined function' '
-	grep -E "runtime\.main;(main\.main;)?(main\.burnBeta;)?main\.triple " \
+test_expect_success ROOT,BPF,GO 'inlined code shows the function it was inlined into' '
+	grep -E "runtime\.main;(main\.main;)?main\.burnBeta;main\.triple " \
 	    g5001.folded &&
-	grep -E "runtime\.main;(main\.main;)?(main\.burnBeta;)?main\.triple " \
+	grep -E "runtime\.main;(main\.main;)?main\.burnBeta;main\.triple " \
 	    p5001.folded
 '
 
