@@ -196,7 +196,12 @@ stack_store(void *ctx, __u64 flags, __u32 err_stat,
 	h = hash_mix(h);
 	if (h == 0)
 		h = 1;
-	if (bpf_map_update_elem(&stacks, &h, buf, BPF_NOEXIST) != 0 &&
+	/*
+	 * Most stacks are seen before: a lookup finds them, where an
+	 * insert would lock the bucket to fail and still need a lookup.
+	 */
+	if (bpf_map_lookup_elem(&stacks, &h) == NULL &&
+	    bpf_map_update_elem(&stacks, &h, buf, BPF_NOEXIST) != 0 &&
 	    bpf_map_lookup_elem(&stacks, &h) == NULL) {
 		stat_add(PROFILE_STAT_STACKS_FULL, 1);
 		return 0;
@@ -227,11 +232,12 @@ count_add(struct profile_key *key, __u64 v)
 
 /*
  * Should this task be looked at at all?  Returns its config or NULL.
- * With pending, a pid whose config userspace has not written yet (a
- * process that blocks right after its exec) is returned too.
+ * flags are the task's.  With pending, a pid whose config userspace has
+ * not written yet (a process that blocks right after its exec) is
+ * returned too.
  */
 static __always_inline struct profile_pid_config *
-task_config(struct task_struct *task, __u32 tgid, int pending)
+task_config_flags(__u32 tgid, __u32 flags, int pending)
 {
 	struct profile_pid_config	*cfg;
 
@@ -241,8 +247,6 @@ task_config(struct task_struct *task, __u32 tgid, int pending)
 			return NULL;
 		}
 	} else {
-		__u32	 flags = BPF_CORE_READ(task, flags);
-
 		if ((flags & PF_KTHREAD) && !collect_kthreads) {
 			stat_add(PROFILE_STAT_KTHREAD, 1);
 			return NULL;
@@ -275,12 +279,26 @@ task_config(struct task_struct *task, __u32 tgid, int pending)
 	}
 }
 
+static __always_inline struct profile_pid_config *
+task_config(struct task_struct *task, __u32 tgid)
+{
+	return task_config_flags(tgid, tgid != 0 ?
+	    BPF_CORE_READ(task, flags) : 0, 0);
+}
+
+/*
+ * A thread's name rarely changes: an update of the LRU map (a lock, and
+ * an eviction when full) only when it is new or did.
+ */
 static __always_inline void
 thread_comm_note(__u32 tid)
 {
-	char	 comm[PROFILE_COMM_LEN];
+	__u64	 comm[PROFILE_COMM_LEN / 8], *old;
 
 	bpf_get_current_comm(comm, sizeof(comm));
+	old = bpf_map_lookup_elem(&thread_comm, &tid);
+	if (old != NULL && old[0] == comm[0] && old[1] == comm[1])
+		return;
 	bpf_map_update_elem(&thread_comm, &tid, comm, BPF_ANY);
 }
 
@@ -311,7 +329,7 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	stat_add(PROFILE_STAT_SAMPLES, 1);
 	id = bpf_get_current_pid_tgid();
 	task = (struct task_struct *)bpf_get_current_task();
-	if ((cfg = task_config(task, id >> 32, 0)) == NULL)
+	if ((cfg = task_config(task, id >> 32)) == NULL)
 		return 0;
 	key.pid = id >> 32;
 	key.tid = per_thread ? (__u32)id : 0;
@@ -351,53 +369,79 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
  * A thread leaves the CPU blocked: remember when and where, keyed by its
  * thread id.  It comes back: add the time to the stacks it blocked in.
  * Preemption of a runnable thread is not blocking and is not counted.
+ *
+ * This runs on every context switch of the machine, so it is written
+ * for its cost.  Switch-in of a thread never seen blocked is one map
+ * lookup.  A thread's entry is written in place and marked unused (ts
+ * 0) when it comes back, not inserted and deleted on every wait: an
+ * insert and a delete in a hash map cost a bucket lock and a free-list
+ * round trip each.  The entry goes when the thread exits (on_exit), so
+ * the map holds at most the live threads that have blocked, and an
+ * insert that finds it full is counted (offcpu_start_full).  Only this
+ * thread's own switches write its entry: its switch-out on the CPU it
+ * leaves, then its switch-in, which the scheduler orders after it
+ * (p->on_cpu), and its exit, from its own context.
+ *
+ * The two stack walks are what the remaining cost is made of; see
+ * bench/README, offcpu-cost.sh, for their share.  Both are taken at
+ * switch-out, where the thread is still current: the user stack of
+ * another task cannot be walked, and the kernel stack walked later for
+ * a sleeping task (bpf_get_task_stack) leaves out every function in
+ * .sched.text (schedule_timeout, mutex_lock's slow path, rwsem and
+ * completion waits, io_schedule...), the very frames that say what a
+ * thread waited for.
+ *
+ * With btf (tp_btf) prev and next are trusted pointers and are read
+ * directly; a raw tracepoint reads them through bpf_probe_read_kernel.
  */
-static __always_inline int
-offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
-    struct task_struct *next, unsigned int prev_state)
+#define TASK_READ(btf, t, f)	((btf) ? (t)->f : BPF_CORE_READ((t), f))
+
+static __always_inline void
+offcpu_out(void *ctx, struct task_struct *prev, __u32 tgid, __u32 tid,
+    __u32 flags, __u64 now)
 {
 	struct profile_offcpu_start	*sp, start = {};
 	struct profile_pid_config	*cfg;
-	struct profile_key		 key = {};
-	__u64				 now, delta;
-	__u32				 tid, tgid;
 
-	now = bpf_ktime_get_ns();
-	if (!preempt && (prev_state & offcpu_states) != 0) {
-		tgid = BPF_CORE_READ(prev, tgid);
-		tid = BPF_CORE_READ(prev, pid);
-		if (tgid != 0 && (cfg = task_config(prev, tgid, 1)) != NULL) {
-			/* prev is still current: its stacks are walked. */
-			start.ts = now;
-			start.pid = tgid;
-			if (per_thread)
-				thread_comm_note(tid);
-			start.pending = cfg->type == PROFILE_PID_UNKNOWN;
-			if (start.pending ? collect_kernel : cfg->collect_kernel)
-				start.kstack = stack_store(ctx, 0,
-				    PROFILE_STAT_KSTACK_ERR, NULL, 0);
-			if (start.pending ? collect_user : cfg->collect_user)
-				start.ustack = stack_store(ctx,
-				    BPF_F_USER_STACK, PROFILE_STAT_USTACK_ERR,
-				    cfg, tgid);
-			/* A thread blocks in Python code: where in it. */
-			if (cfg->collect_user &&
-			    cfg->type == PROFILE_PID_PYTHON)
-				start.pystack = py_stack_store(prev, tgid,
-				    start.ustack);
-			if (bpf_map_update_elem(&offcpu_start, &tid, &start,
-			    BPF_ANY) != 0)
-				stat_add(PROFILE_STAT_OFFCPU_START_FULL, 1);
-			else
-				stat_add(PROFILE_STAT_OFFCPU_SWITCH, 1);
-		}
+	if ((cfg = task_config_flags(tgid, flags, 1)) == NULL)
+		return;
+	/* prev is still current: its stacks are walked. */
+	if (per_thread)
+		thread_comm_note(tid);
+	start.pid = tgid;
+	start.pending = cfg->type == PROFILE_PID_UNKNOWN;
+	if (start.pending ? collect_kernel : cfg->collect_kernel)
+		start.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR,
+		    NULL, 0);
+	if (start.pending ? collect_user : cfg->collect_user)
+		start.ustack = stack_store(ctx, BPF_F_USER_STACK,
+		    PROFILE_STAT_USTACK_ERR, cfg, tgid);
+	/* A thread blocks in Python code: where in it. */
+	if (cfg->collect_user && cfg->type == PROFILE_PID_PYTHON)
+		start.pystack = py_stack_store(prev, tgid, start.ustack);
+	start.ts = now;
+	if ((sp = bpf_map_lookup_elem(&offcpu_start, &tid)) != NULL)
+		*sp = start;
+	else if (bpf_map_update_elem(&offcpu_start, &tid, &start,
+	    BPF_NOEXIST) != 0) {
+		stat_add(PROFILE_STAT_OFFCPU_START_FULL, 1);
+		return;
 	}
+	stat_add(PROFILE_STAT_OFFCPU_SWITCH, 1);
+}
 
-	tid = BPF_CORE_READ(next, pid);
+static __always_inline void
+offcpu_in(__u32 tid)
+{
+	struct profile_offcpu_start	*sp;
+	struct profile_key		 key = {};
+	__u64				 delta;
+
 	sp = bpf_map_lookup_elem(&offcpu_start, &tid);
-	if (sp == NULL)
-		return 0;
-	delta = now - sp->ts;
+	if (sp == NULL || sp->ts == 0)
+		return;
+	delta = bpf_ktime_get_ns() - sp->ts;
+	sp->ts = 0;
 	key.pid = sp->pid;
 	key.tid = per_thread ? tid : 0;
 	key.kstack = sp->kstack;
@@ -412,22 +456,33 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 			key.kind = PROFILE_KIND_OFFCPU_PENDING;	/* still */
 		else if (pc == NULL || (pc->type != PROFILE_PID_FP &&
 		    pc->type != PROFILE_PID_PYTHON)) {
-			bpf_map_delete_elem(&offcpu_start, &tid);
 			stat_add(PROFILE_STAT_OFFCPU_PENDING_DROP, 1);
-			return 0;
+			return;
 		}
 	}
-	bpf_map_delete_elem(&offcpu_start, &tid);
 	if (delta < offcpu_min_ns) {
 		stat_add(PROFILE_STAT_OFFCPU_SHORT, 1);
-		return 0;
+		return;
 	}
 	if (offcpu_max_ns != 0 && delta > offcpu_max_ns) {
 		stat_add(PROFILE_STAT_OFFCPU_LONG, 1);
-		return 0;
+		return;
 	}
 	count_add(&key, delta);
 	stat_add(PROFILE_STAT_OFFCPU_NS, delta);
+}
+
+static __always_inline int
+offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
+    struct task_struct *next, unsigned int prev_state, const int btf)
+{
+	__u32	 tgid;
+
+	if (!preempt && (prev_state & offcpu_states) != 0 &&
+	    (tgid = TASK_READ(btf, prev, tgid)) != 0)
+		offcpu_out(ctx, prev, tgid, TASK_READ(btf, prev, pid),
+		    TASK_READ(btf, prev, flags), bpf_ktime_get_ns());
+	offcpu_in(TASK_READ(btf, next, pid));
 	return 0;
 }
 
@@ -436,7 +491,7 @@ int
 BPF_PROG(offcpu_switch_btf, bool preempt, struct task_struct *prev,
     struct task_struct *next, unsigned int prev_state)
 {
-	return offcpu_switch(ctx, preempt, prev, next, prev_state);
+	return offcpu_switch(ctx, preempt, prev, next, prev_state, 1);
 }
 
 SEC("raw_tp/sched_switch")
@@ -444,7 +499,7 @@ int
 BPF_PROG(offcpu_switch_raw, bool preempt, struct task_struct *prev,
     struct task_struct *next, unsigned int prev_state)
 {
-	return offcpu_switch(ctx, preempt, prev, next, prev_state);
+	return offcpu_switch(ctx, preempt, prev, next, prev_state, 0);
 }
 
 /*

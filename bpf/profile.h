@@ -93,7 +93,10 @@ struct profile_event {
 	__u64	arg2;			/* PYSTACK: the native stack's id */
 };
 
-/* Off-CPU: when and where a thread blocked, keyed by thread id. */
+/*
+ * Off-CPU: when and where a thread blocked, keyed by thread id.  The
+ * entry stays while the thread lives; ts is 0 while it is not blocked.
+ */
 struct profile_offcpu_start {
 	__u64	ts;
 	__u64	kstack;

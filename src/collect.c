@@ -233,7 +233,8 @@ collect_offcpu_inflight(struct collect *c, const struct config *conf)
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &next, &st) != 0 ||
+		/* ts 0: the thread is not blocked (bpf/profile.bpf.c). */
+		if (bpf_map_lookup_elem(fd, &next, &st) != 0 || st.ts == 0 ||
 		    (int64_t)st.ts > now)
 			continue;
 		delta = now - st.ts;

@@ -169,6 +169,21 @@ fail:
 	return NULL;
 }
 
+/*
+ * Waits recorded before off-CPU profiling was last switched off: their
+ * threads may have run since, unseen, and would be counted from then.
+ */
+static void
+session_offcpu_forget(struct session *s)
+{
+	__u32	 key;
+	int	 fd = bpf_map__fd(s->skel->maps.offcpu_start);
+
+	while (bpf_map_get_next_key(fd, NULL, &key) == 0)
+		if (bpf_map_delete_elem(fd, &key) != 0)
+			break;
+}
+
 static int
 session_offcpu_attach(struct session *s)
 {
@@ -177,6 +192,7 @@ session_offcpu_attach(struct session *s)
 
 	if (s->offcpu_link != NULL)
 		return 0;
+	session_offcpu_forget(s);
 	prog = s->use_btf ? s->skel->progs.offcpu_switch_btf :
 	    s->skel->progs.offcpu_switch_raw;
 	s->offcpu_link = bpf_program__attach(prog);
