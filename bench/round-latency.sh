@@ -9,13 +9,11 @@
 # in burn_a or burn_b: 32768 distinct stacks.  Sampled at 4999 Hz with a
 # round every 10 s, a round holds over 10,000 of them when burn's two
 # threads get a CPU between them (the table shows how many: the lines of
-# burn's folded file of that round; on a loaded machine, fewer).  The
-# counts map is sized for it (at the default counts_map_entries, 65536,
-# it would fill), and the stack map alike (the default, 131072, holds a
-# round of it since the daemon empties the map every round; it did not
-# when the default was 32768).  Beside each round's wall time, the CPU
-# time the daemon used meanwhile (10 ms ticks): on a loaded machine the
-# wall time also holds the time the daemon waited for a CPU.
+# burn's folded file of that round; on a loaded machine, fewer).  The BPF maps are sized for it: at
+# the default stack_map_entries (32768) the stack map fills and samples
+# lose their stacks.  Beside each round's wall time, the CPU time the
+# daemon used meanwhile (10 ms ticks): on a loaded machine the wall time
+# also holds the time the daemon waited for a CPU.
 BENCH_NAME=round-latency
 . "$(dirname "$0")/lib-bench.sh"
 

@@ -49,15 +49,9 @@ struct {
 	__type(value, __u64);
 } counts SEC(".maps");
 
-/*
- * Not preallocated: userspace empties it every round, so it holds one
- * round's distinct stacks, and can be sized for the worst round without
- * 1 KiB per entry of kernel memory taken up front.
- */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 131072);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 32768);
 	__type(key, __u64);
 	__type(value, struct profile_stack);
 } stacks SEC(".maps");

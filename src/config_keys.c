@@ -77,7 +77,7 @@ const struct config_key config_keys[] = {
 	    OFF(counts_map_entries), 1024, 4194304, NULL, "65536",
 	    CONFIG_RESTART, "distinct {pid, stacks} counted per round" },
 	{ "profile", "stack_map_entries", CONFIG_INT, OFF(stack_map_entries),
-	    1024, 4194304, NULL, "131072", CONFIG_RESTART,
+	    1024, 4194304, NULL, "32768", CONFIG_RESTART,
 	    "distinct stacks kept in the kernel" },
 	{ "profile", "offcpu_map_entries", CONFIG_INT,
 	    OFF(offcpu_map_entries), 1024, 4194304, NULL, "32768",
