@@ -352,17 +352,17 @@ collect_stack_cached(struct collect *c, const char *service, uint64_t gen,
     uint64_t id, int user, size_t *nframes)
 {
 	const uint32_t	*ids;
-	size_t		 n, nunknown, i;
+	size_t		 n, nunknown, i, room;
 
 	if ((ids = stacknames_get(c->names, gen, id, &n, &nunknown)) == NULL)
 		return 0;
-	/* BPF still holds it: it must be deleted when unused. */
+	/* Sampled: the stacks module must know, though not read it. */
 	stacks_touch(c->stacks, id);
-	if (n > COLLECT_MAX_FRAMES - *nframes)
-		n = COLLECT_MAX_FRAMES - *nframes;
-	memcpy(c->ids + *nframes, ids, n * sizeof(*ids));
-	*nframes += n;
+	room = COLLECT_MAX_FRAMES - *nframes;
+	memcpy(c->ids + *nframes, ids, (n < room ? n : room) * sizeof(*ids));
+	*nframes += n < room ? n : room;
 	if (user) {
+		/* Counted as when it was named: all its frames. */
 		symstats_known(c->symstats, service, n - nunknown);
 		for (i = 0; i < nunknown; i++)
 			symstats_frame(c->symstats, service,
