@@ -30,6 +30,7 @@
 #include "proc.h"
 #include "sinks.h"
 #include "target.h"
+#include "stacknames.h"
 #include "stacks.h"
 #include "symstats.h"
 #include "xmalloc.h"
@@ -39,6 +40,10 @@
 #define COLLECT_INLINE_MAX	16
 #define COLLECT_MAX_FRAMES	(1 + 2 * PROFILE_STACK_DEPTH + 2 + \
 				    PROFILE_PY_DEPTH + 1)
+/* Named stacks unused this many rounds are forgotten. */
+#define COLLECT_NAMES_ROUNDS	3
+/* Kernel stacks' generations, apart from processes'. */
+#define COLLECT_KERNEL_GEN	(1ULL << 63)
 
 struct collect_prof {
 	int		 kind;
@@ -59,9 +64,10 @@ struct collect {
 	size_t			 cap, n;
 	int			 no_batch;	/* kernel lacks batch ops */
 
-	char			*names;		/* frame names of a stack */
-	size_t			 names_len, names_cap;
-	size_t			 offs[COLLECT_MAX_FRAMES];
+	struct stacknames	*names;		/* kept across rounds */
+	uint64_t		 names_epoch;	/* of resolve's names */
+	uint32_t		 ids[COLLECT_MAX_FRAMES];	/* a stack */
+	uint32_t		 unknown[COLLECT_MAX_FRAMES];
 
 	struct collect_prof	*profs;		/* open addressing */
 	size_t			 nprofs, profs_size;
@@ -102,8 +108,9 @@ collect_create(struct session *session, struct pids *pids,
 	c->cap = COLLECT_BATCH;
 	c->keys = xcalloc(c->cap, sizeof(*c->keys));
 	c->vals = xcalloc(c->cap, sizeof(*c->vals));
-	c->names_cap = 4096;
-	c->names = xmalloc(c->names_cap);
+	c->names = stacknames_create(COLLECT_NAMES_ROUNDS,
+	    4 * 32768);
+	c->names_epoch = resolve_epoch(resolve);
 	c->profs_size = 64;
 	c->profs = xcalloc(c->profs_size, sizeof(*c->profs));
 	c->round_profs = xcalloc(c->profs_size, sizeof(*c->round_profs));
@@ -138,7 +145,7 @@ collect_free(struct collect *c)
 	stacks_free(c->pystacks);
 	free(c->keys);
 	free(c->vals);
-	free(c->names);
+	stacknames_free(c->names);
 	free(c);
 }
 
@@ -332,17 +339,37 @@ collect_profile(struct collect *c, const struct config *conf, int kind,
 static void
 collect_name(struct collect *c, size_t *nframes, const char *name)
 {
-	size_t	 len = strlen(name) + 1;
-
 	if (*nframes >= COLLECT_MAX_FRAMES)
 		return;
-	while (c->names_len + len > c->names_cap) {
-		c->names_cap *= 2;
-		c->names = xreallocarray(c->names, c->names_cap, 1);
+	c->ids[(*nframes)++] = stacknames_intern(c->names, name);
+}
+
+/*
+ * A stack named in an earlier round, of the same generation: its names,
+ * and the frame counts it had then.  1 if it was there.
+ */
+static int
+collect_stack_cached(struct collect *c, const char *service, uint64_t gen,
+    uint64_t id, int user, size_t *nframes)
+{
+	const uint32_t	*ids;
+	size_t		 n, nunknown, i, room;
+
+	if ((ids = stacknames_get(c->names, gen, id, &n, &nunknown)) == NULL)
+		return 0;
+	/* Sampled: the stacks module must know, though not read it. */
+	stacks_touch(c->stacks, id);
+	room = COLLECT_MAX_FRAMES - *nframes;
+	memcpy(c->ids + *nframes, ids, (n < room ? n : room) * sizeof(*ids));
+	*nframes += n < room ? n : room;
+	if (user) {
+		/* Counted as when it was named: all its frames. */
+		symstats_known(c->symstats, service, n - nunknown);
+		for (i = 0; i < nunknown; i++)
+			symstats_frame(c->symstats, service,
+			    stacknames_name(c->names, ids[n + i]));
 	}
-	memcpy(c->names + c->names_len, name, len);
-	c->offs[(*nframes)++] = c->names_len;
-	c->names_len += len;
+	return 1;
 }
 
 static int
@@ -355,22 +382,35 @@ collect_is_bpf_frame(const char *name)
 	    (len > 6 && strcmp(name + len - 6, " [bpf]") == 0);
 }
 
+/*
+ * The frames of a stack, outermost first.  A stack named before under
+ * the same generation of the process's mappings (or the kernel's
+ * symbols) gets the names it had; else it is named, and kept unless a
+ * name may change meanwhile (resolve_unstable()).
+ */
 static void
 collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
     int user, size_t *nframes)
 {
-	const char	*names[COLLECT_INLINE_MAX];
+	const char	*names[COLLECT_INLINE_MAX], *service;
 	const uint64_t	*ip;
-	size_t		 n, i, j, nn, skip;
-	uint64_t	 addr;
+	size_t		 n, i, j, nn, skip, start = *nframes, nunknown = 0;
+	uint64_t	 addr, gen, unstable;
 
 	if (id == 0)
+		return;
+	service = proc->labels != NULL ? proc->labels->service : proc->comm;
+	gen = user ? resolve_proc_gen(proc->rp) : COLLECT_KERNEL_GEN |
+	    resolve_kernel_gen(c->resolve);
+	if ((!user || proc->rp != NULL) &&
+	    collect_stack_cached(c, service, gen, id, user, nframes))
 		return;
 	if ((ip = stacks_get(c->stacks, id, &n)) == NULL) {
 		c->lost_stacks++;
 		collect_name(c, nframes, "[lost stack]");
 		return;
 	}
+	unstable = resolve_unstable(c->resolve);
 	/*
 	 * A kernel stack walked from a tracepoint starts in the tracing
 	 * machinery and our own program: not the task's, drop them.
@@ -387,21 +427,31 @@ collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
 			collect_name(c, nframes, resolve_kernel(c->resolve,
 			    addr));
 		else if (proc->rp == NULL) {
-			symstats_frame(c->symstats, proc->labels != NULL ?
-			    proc->labels->service : proc->comm, "[unknown]");
+			symstats_frame(c->symstats, service, "[unknown]");
 			collect_name(c, nframes, "[unknown]");
 		} else {
 			/* Go's inlined calls: outermost first, as Go shows. */
 			nn = resolve_user_frames(c->resolve, proc->rp, addr,
 			    names, COLLECT_INLINE_MAX);
 			for (j = 0; j < nn; j++) {
-				symstats_frame(c->symstats, proc->labels !=
-				    NULL ? proc->labels->service : proc->comm,
-				    names[j]);
+				symstats_frame(c->symstats, service, names[j]);
 				collect_name(c, nframes, names[j]);
+				if (symstats_is_unknown(names[j]) &&
+				    nunknown < COLLECT_MAX_FRAMES &&
+				    *nframes > start)
+					c->unknown[nunknown++] =
+					    c->ids[*nframes - 1];
 			}
 		}
 	}
+	if ((user && proc->rp == NULL) ||
+	    resolve_unstable(c->resolve) != unstable ||
+	    *nframes >= COLLECT_MAX_FRAMES)
+		return;
+	gen = user ? resolve_proc_gen(proc->rp) : COLLECT_KERNEL_GEN |
+	    resolve_kernel_gen(c->resolve);
+	stacknames_put(c->names, gen, id, c->ids + start, *nframes - start,
+	    c->unknown, nunknown);
 }
 
 /*
@@ -471,11 +521,11 @@ static void
 collect_entry(struct collect *c, const struct config *conf,
     const struct profile_key *key, uint64_t val, int64_t now)
 {
-	const char		*frames[COLLECT_MAX_FRAMES], *labels[4];
+	const char		*labels[4];
 	struct pids_proc	*proc;
 	struct profile		*p;
 	char			 pidbuf[16], tname[PROFILE_COMM_LEN];
-	size_t			 nframes = 0, i, nl;
+	size_t			 nframes = 0, nl;
 	uint32_t		 kind = key->kind;
 
 	if (kind >= PROFILE_KIND_MAX || val == 0)
@@ -488,15 +538,12 @@ collect_entry(struct collect *c, const struct config *conf,
 			return;
 		kind = PROFILE_KIND_OFFCPU;
 	}
-	c->names_len = 0;
 	collect_name(c, &nframes, proc->comm);
 	if (key->pystack != 0)
 		collect_python(c, proc, key, &nframes);
 	else
 		collect_stack(c, proc, key->ustack, 1, &nframes);
 	collect_stack(c, proc, key->kstack, 0, &nframes);
-	for (i = 0; i < nframes; i++)
-		frames[i] = c->names + c->offs[i];
 	p = collect_profile(c, conf, kind, proc, now);
 	nl = 0;
 	if (conf->label_pid) {
@@ -509,7 +556,7 @@ collect_entry(struct collect *c, const struct config *conf,
 		labels[nl++ * 2 + 1] = collect_thread_name(c, key->pid,
 		    key->tid, tname, sizeof(tname));
 	}
-	profile_add_labels(p, frames, nframes, val, labels, nl);
+	profile_add_ids(p, c->names, c->ids, nframes, val, labels, nl);
 	if (kind == PROFILE_KIND_CPU)
 		c->samples += val;
 	else
@@ -519,19 +566,31 @@ collect_entry(struct collect *c, const struct config *conf,
 int
 collect_round(struct collect *c, const struct config *conf, int final)
 {
-	int64_t		 t0, now;
+	struct stacks_stats	 st;
+	struct stacknames_stats	 ns;
+	int64_t		 t0, t1, t2, t3, now;
 	size_t		 i, n;
 	int		 rc = 0;
 
 	t0 = collect_now(CLOCK_MONOTONIC);
+	if (resolve_epoch(c->resolve) != c->names_epoch) {
+		/* Names come out otherwise now: name every stack again. */
+		stacknames_clear(c->names);
+		c->names_epoch = resolve_epoch(c->resolve);
+	}
+	stacknames_configure(c->names, COLLECT_NAMES_ROUNDS,
+	    4 * (size_t)conf->stack_map_entries);
 	/* Events first: a pid's exec or exit precedes its counts. */
 	session_drain_events(c->session);
 	collect_drain(c);
 	if (final && session_offcpu_attached(c->session))
 		collect_offcpu_inflight(c, conf);
+	stacks_take(c->stacks);
 	now = collect_now(CLOCK_REALTIME);
+	t1 = collect_now(CLOCK_MONOTONIC);
 	for (i = 0; i < c->n; i++)
 		collect_entry(c, conf, &c->keys[i], c->vals[i], now);
+	t2 = collect_now(CLOCK_MONOTONIC);
 
 	for (i = 0, n = 0; i < c->profs_size; i++) {
 		if (c->profs[i].p != NULL)
@@ -543,9 +602,11 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	c->last_entries = c->n;
 	c->last_profiles = c->nprofs;
 	collect_profs_clear(c);
+	t3 = collect_now(CLOCK_MONOTONIC);
 
 	stacks_round_end(c->stacks);
 	stacks_round_end(c->pystacks);
+	stacknames_round_end(c->names);
 	pids_round_end(c->pids);
 	resolve_round_end(c->resolve);
 	c->rounds++;
@@ -555,12 +616,23 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	log_debug("round %llu: %zu counts, %zu profiles, %.1f ms",
 	    (unsigned long long)c->rounds, c->last_entries, c->last_profiles,
 	    c->last_ms);
+	/* Where the time went: not a line that starts with "round". */
+	stacks_stats(c->stacks, &st);
+	stacknames_stats(c->names, &ns);
+	log_debug("collect: round %llu: drain %.1f, name %.1f, sinks %.1f, "
+	    "end %.1f ms; so far %llu stacks read one by one, %llu taken, "
+	    "%llu named again, %llu named from their names kept", (unsigned long long)c->rounds,
+	    (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6,
+	    c->last_ms - (t3 - t0) / 1e6, (unsigned long long)st.misses,
+	    (unsigned long long)st.taken, (unsigned long long)ns.misses,
+	    (unsigned long long)ns.hits);
 	return rc;
 }
 
 void
 collect_log_state(struct collect *c)
 {
+	struct stacknames_stats	 ns;
 	struct stacks_stats	 st;
 	struct resolve_stats	 rs;
 
@@ -573,10 +645,15 @@ collect_log_state(struct collect *c)
 	    (unsigned long long)c->offcpu_ns,
 	    (unsigned long long)c->lost_stacks);
 	log_info("stacks: %zu cached, %llu hits, %llu misses, %llu lost, "
-	    "%llu deleted, %llu swept", st.entries,
+	    "%llu taken, %llu deleted, %llu swept", st.entries,
 	    (unsigned long long)st.hits, (unsigned long long)st.misses,
-	    (unsigned long long)st.lost, (unsigned long long)st.deleted,
-	    (unsigned long long)st.swept);
+	    (unsigned long long)st.lost, (unsigned long long)st.taken,
+	    (unsigned long long)st.deleted, (unsigned long long)st.swept);
+	stacknames_stats(c->names, &ns);
+	log_info("stack names: %zu stacks, %zu names, %zu bytes; %llu hits, "
+	    "%llu misses, %llu cleared", ns.stacks, ns.names, ns.bytes,
+	    (unsigned long long)ns.hits, (unsigned long long)ns.misses,
+	    (unsigned long long)ns.cleared);
 	log_info("symbols: %llu frames, %llu named, %llu unknown; %zu tables "
 	    "(%zu bytes), %zu kernel symbols, cache %llu hits %llu misses",
 	    (unsigned long long)rs.frames, (unsigned long long)rs.named,

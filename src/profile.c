@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "profile.h"
+#include "stacknames.h"
 #include "xmalloc.h"
 
 #define PROFILE_CHUNK		(64 * 1024)	/* arena chunk for names */
@@ -62,12 +63,15 @@ struct profile {
 	uint32_t		*scratch;
 	size_t			 scratchcap;
 
+	/* profile_add_ids(): a stacknames id -> our id + 1, 0 unknown. */
+	const struct stacknames	*xsrc;
+	uint32_t		*xlate;
+	size_t			 xlatecap;
+
 	struct profile_label	*labels;
 	size_t			 nlabels;
 };
 
-static uint64_t	 profile_hash_mix(uint64_t);
-static uint64_t	 profile_hash_str(const char *, size_t);
 static uint64_t	 profile_hash_ids(const uint32_t *, size_t);
 static char	*profile_arena_dup(struct profile *, const char *, size_t);
 static int	 profile_strtab_find(const struct profile *, const char *,
@@ -75,9 +79,12 @@ static int	 profile_strtab_find(const struct profile *, const char *,
 static uint32_t	 profile_intern(struct profile *, const char *);
 static void	 profile_strtab_grow(struct profile *);
 static void	 profile_stacktab_grow(struct profile *);
+static void	 profile_scratch_reserve(struct profile *, size_t);
+static void	 profile_add_scratch(struct profile *, size_t, size_t,
+		    uint64_t);
 
 /* The finalizer of MurmurHash3: every input bit reaches the low bits. */
-static uint64_t
+uint64_t
 profile_hash_mix(uint64_t h)
 {
 	h ^= h >> 33;
@@ -91,7 +98,7 @@ profile_hash_mix(uint64_t h)
  * Names are hashed eight bytes at a time: C++ and Rust names run to
  * hundreds of bytes and a round hashes hundreds of thousands of frames.
  */
-static uint64_t
+uint64_t
 profile_hash_str(const char *s, size_t len)
 {
 	uint64_t	 h = len, w;
@@ -159,6 +166,7 @@ profile_free(struct profile *p)
 	free(p->stacktab);
 	free(p->frames);
 	free(p->scratch);
+	free(p->xlate);
 	for (i = 0; i < p->nlabels; i++) {
 		free(p->labels[i].name);
 		free(p->labels[i].value);
@@ -302,6 +310,16 @@ profile_stacktab_grow(struct profile *p)
 	}
 }
 
+static void
+profile_scratch_reserve(struct profile *p, size_t all)
+{
+	if (all > p->scratchcap) {
+		p->scratchcap = all < 128 ? 128 : all;
+		p->scratch = xreallocarray(p->scratch, p->scratchcap,
+		    sizeof(*p->scratch));
+	}
+}
+
 /*
  * An empty stack carries no information a profile viewer can show, so
  * it is not recorded: the caller names at least the process.
@@ -322,23 +340,72 @@ void
 profile_add_labels(struct profile *p, const char *const *frames, size_t n,
     uint64_t value, const char *const *labels, size_t nl)
 {
-	struct profile_stack	*st;
-	size_t			 i, j, mask, all = n + 2 * nl;
-	uint64_t		 h;
+	size_t			 i, all = n + 2 * nl;
 
 	if (n == 0)
 		return;
-	if (all > p->scratchcap) {
-		p->scratchcap = all < 128 ? 128 : all;
-		p->scratch = xreallocarray(p->scratch, p->scratchcap,
-		    sizeof(*p->scratch));
-	}
+	profile_scratch_reserve(p, all);
 	for (i = 0; i < n; i++)
 		p->scratch[i] = profile_intern(p, frames[i] != NULL ?
 		    frames[i] : "");
 	for (i = 0; i < 2 * nl; i++)
 		p->scratch[n + i] = profile_intern(p, labels[i] != NULL ?
 		    labels[i] : "");
+	profile_add_scratch(p, n, nl, value);
+}
+
+/*
+ * profile_add_labels() with the frames as ids of names interned in
+ * sn: each name is looked up in our table once per profile, then
+ * translated by an array.
+ */
+void
+profile_add_ids(struct profile *p, const struct stacknames *sn,
+    const uint32_t *ids, size_t n, uint64_t value, const char *const *labels,
+    size_t nl)
+{
+	size_t		 i, all = n + 2 * nl, cap;
+	uint32_t	 id;
+
+	if (n == 0)
+		return;
+	profile_scratch_reserve(p, all);
+	if (p->xsrc != sn) {
+		/* Another table's ids: start again. */
+		memset(p->xlate, 0, p->xlatecap * sizeof(*p->xlate));
+		p->xsrc = sn;
+	}
+	for (i = 0; i < n; i++) {
+		id = ids[i];
+		if (id >= p->xlatecap) {
+			for (cap = p->xlatecap ? p->xlatecap : 1024;
+			    cap <= id; cap *= 2)
+				;
+			p->xlate = xreallocarray(p->xlate, cap,
+			    sizeof(*p->xlate));
+			memset(p->xlate + p->xlatecap, 0,
+			    (cap - p->xlatecap) * sizeof(*p->xlate));
+			p->xlatecap = cap;
+		}
+		if (p->xlate[id] == 0)
+			p->xlate[id] = profile_intern(p,
+			    stacknames_name(sn, id)) + 1;
+		p->scratch[i] = p->xlate[id] - 1;
+	}
+	for (i = 0; i < 2 * nl; i++)
+		p->scratch[n + i] = profile_intern(p, labels[i] != NULL ?
+		    labels[i] : "");
+	profile_add_scratch(p, n, nl, value);
+}
+
+/* Add the stack of n frame ids and nl label pairs in scratch. */
+static void
+profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
+{
+	struct profile_stack	*st;
+	size_t			 j, mask, all = n + 2 * nl;
+	uint64_t		 h;
+
 	h = profile_hash_ids(p->scratch, all);
 	p->total += value;
 

@@ -17,6 +17,7 @@ enum profile_type {
 };
 
 struct profile;
+struct stacknames;
 
 struct profile	*profile_create(enum profile_type, uint64_t period_ns,
 		    int64_t time_ns, int64_t duration_ns);
@@ -36,6 +37,14 @@ void		 profile_add(struct profile *, const char *const *, size_t,
 		    uint64_t);
 void		 profile_add_labels(struct profile *, const char *const *,
 		    size_t, uint64_t, const char *const *, size_t);
+/* The hashes names are interned with, for other tables of names. */
+uint64_t	 profile_hash_mix(uint64_t);
+uint64_t	 profile_hash_str(const char *, size_t);
+
+/* The same, the frames as ids of names interned in a stacknames. */
+void		 profile_add_ids(struct profile *, const struct stacknames *,
+		    const uint32_t *, size_t, uint64_t, const char *const *,
+		    size_t);
 uint64_t	 profile_total(const struct profile *);
 size_t		 profile_nstacks(const struct profile *);
 

@@ -64,6 +64,10 @@ struct resolve {
 	int			 ksyms_loaded;
 	uint64_t		 ksyms_round;
 	uint64_t		 round;
+	uint64_t		 gen;		/* of the last maps loaded */
+	uint64_t		 kgen;		/* kallsyms loads */
+	uint64_t		 epoch;		/* configurations */
+	uint64_t		 unstable;	/* names that may change */
 	uint64_t		 frames, named, unknown;
 	char			 buf[PATH_MAX + 32];
 };
@@ -72,6 +76,7 @@ struct resolve_proc {
 	pid_t			 pid;
 	unsigned long long	 start_time;
 	struct procmaps		*maps;
+	uint64_t		 gen;		/* of these maps */
 	struct symcache_file	**files;	/* one per mapping */
 	uint64_t		 reread;	/* 1 + round of last re-read */
 	size_t			 last;		/* mapping of the last frame */
@@ -104,6 +109,8 @@ resolve_free(struct resolve *r)
 void
 resolve_configure(struct resolve *r, const struct config *conf)
 {
+	/* Names may come out otherwise: every cache of them is stale. */
+	r->epoch++;
 	r->module_offset = conf->unknown_symbol_module_offset;
 	r->address = conf->unknown_symbol_address;
 	r->perf_maps = conf->perf_maps;
@@ -162,6 +169,7 @@ resolve_proc_load(struct resolve *r, struct resolve_proc *rp,
 	rp->maps = maps;
 	rp->files = files;
 	rp->last = 0;
+	rp->gen = ++r->gen;
 }
 
 static void
@@ -365,6 +373,7 @@ resolve_user_names(struct resolve *r, struct resolve_proc *rp,
 
 	r->frames++;
 	if (rp == NULL) {
+		r->unstable++;
 		names[0] = resolve_unknown(r, NULL, 0, addr);
 		return 1;
 	}
@@ -372,6 +381,8 @@ resolve_user_names(struct resolve *r, struct resolve_proc *rp,
 	    resolve_proc_reread(r, rp))
 		e = resolve_proc_find(rp, addr);
 	if (e == NULL) {
+		/* A library mapped later, a perf map written later. */
+		r->unstable++;
 		if ((name = resolve_perfmap(r, rp, addr)) != NULL) {
 			r->named++;
 			names[0] = name;
@@ -401,10 +412,14 @@ resolve_user_names(struct resolve *r, struct resolve_proc *rp,
 		}
 	}
 	if ((name = resolve_perfmap(r, rp, addr)) != NULL) {
+		/* JIT code: the map may give the address another name. */
+		r->unstable++;
 		r->named++;
 		names[0] = name;
 		return 1;
 	}
+	if (e->kind == PROCMAPS_ANON && r->perf_maps)
+		r->unstable++;
 	names[0] = resolve_unknown(r, e->kind == PROCMAPS_ANON ? NULL :
 	    procmaps_basename(e), off, addr);
 	return 1;
@@ -435,6 +450,7 @@ resolve_ksyms_load(struct resolve *r)
 
 	r->ksyms_loaded = 1;
 	r->ksyms_round = r->round;
+	r->kgen++;
 	if ((ks = kallsyms_read(NULL)) == NULL)
 		return;
 	kallsyms_free(r->ksyms);
@@ -459,7 +475,44 @@ resolve_kernel(struct resolve *r, uint64_t addr)
 		r->named++;
 		return name;
 	}
+	/* kallsyms is read again, some rounds later. */
+	r->unstable++;
 	return resolve_unknown(r, NULL, 0, addr);
+}
+
+/*
+ * Generations: each time a process's mappings are read (it opens,
+ * execs, maps a library), and each time kallsyms is read, the names of
+ * its addresses may change, and so does the generation.  0 for NULL.
+ */
+uint64_t
+resolve_proc_gen(const struct resolve_proc *rp)
+{
+	return rp != NULL ? rp->gen : 0;
+}
+
+uint64_t
+resolve_kernel_gen(const struct resolve *r)
+{
+	return r->kgen;
+}
+
+/*
+ * How many names given so far could change within a generation (JIT
+ * code of perf maps, addresses in no mapping, unknown kernel
+ * addresses): the caller compares it before and after naming a stack.
+ * Every name may change when the epoch does (a new configuration).
+ */
+uint64_t
+resolve_epoch(const struct resolve *r)
+{
+	return r->epoch;
+}
+
+uint64_t
+resolve_unstable(const struct resolve *r)
+{
+	return r->unstable;
 }
 
 static size_t

@@ -58,6 +58,16 @@ size_t		 resolve_user_frames(struct resolve *, struct resolve_proc *,
 size_t		 resolve_file_frames(struct resolve *, const char *, uint64_t,
 		    const char **, size_t);
 
+/*
+ * For caches of names: generations of a process's mappings and of the
+ * kernel's symbols, the count of names that may change without a new
+ * generation, and the epoch: every name may change when it does.
+ */
+uint64_t	 resolve_proc_gen(const struct resolve_proc *);
+uint64_t	 resolve_kernel_gen(const struct resolve *);
+uint64_t	 resolve_unstable(const struct resolve *);
+uint64_t	 resolve_epoch(const struct resolve *);
+
 void		 resolve_round_end(struct resolve *);
 void		 resolve_stats(struct resolve *, struct resolve_stats *);
 

@@ -1,14 +1,21 @@
 /*
  * The daemon's copy of the BPF stacks map.  Stack ids are hashes of the
- * frames, so a copy never goes stale: it is looked up in the kernel once
- * and reused while the stack keeps being sampled.
+ * frames, so a copy never goes stale.
  *
- * Lifetime: a stack sampled this round stays in the kernel map (hot
- * stacks are not deleted and walked again).  A stack not sampled this
- * round is deleted from the kernel map, and its copy is kept one more
- * round, for a sample that raced with the delete.  Every 10 rounds the
- * kernel map is swept for ids the daemon does not know (their count was
- * lost to a full counts map).
+ * Lifetime: each round, once the counts are drained, stacks_take()
+ * takes the whole kernel map in batches (lookup and delete): it holds
+ * the stacks of those counts, and those of samples taken since, whose
+ * counts come next round.  A copy is kept while the stack is sampled,
+ * and one round more.  A stack sampled again is stored again by BPF and
+ * taken again; a caller that knows its names already only touches it.
+ *
+ * Without batch operations (kernels before 5.6), or for a map not taken
+ * (Python's, whose code objects are read when first seen): a stack is
+ * looked up when first needed; one sampled this round stays in the
+ * kernel map, one not sampled is deleted from it and its copy kept one
+ * round more, for a sample that raced with the delete; every 10 rounds
+ * the kernel map is swept for ids the daemon does not know (their count
+ * was lost to a full counts map).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,6 +30,9 @@
 #include "xmalloc.h"
 
 #define STACKS_SWEEP_ROUNDS	10
+#define STACKS_DELETE_BATCH	4096
+/* Values taken per batch (of 1 KiB each). */
+#define STACKS_TAKE_BATCH	256
 
 struct stacks_entry {
 	uint64_t	 id;		/* 0: empty slot */
@@ -34,6 +44,9 @@ struct stacks_entry {
 
 struct stacks {
 	int			 fd;	/* the BPF map */
+	int			 no_batch;	/* kernel lacks batch ops */
+	uint64_t		*del;	/* ids to delete at round end */
+	size_t			 ndel, delcap;
 	size_t			 vwords;	/* u64 words of a value */
 	size_t			(*len)(const uint64_t *, size_t);
 	uint64_t		*buf;	/* one value */
@@ -41,6 +54,9 @@ struct stacks {
 	size_t			 size;	/* power of 2 */
 	size_t			 count;
 	uint64_t		 round;
+	int			 take;		/* stacks_take() empties BPF */
+	uint64_t		*rkeys;		/* a batch taken */
+	uint64_t		*rvals;
 	struct stacks_stats	 st;
 };
 
@@ -58,8 +74,12 @@ stacks_native_len(const uint64_t *ip, size_t n)
 struct stacks *
 stacks_create(struct session *session)
 {
-	return stacks_create_map(session_stacks_fd(session),
+	struct stacks	*s;
+
+	s = stacks_create_map(session_stacks_fd(session),
 	    PROFILE_STACK_DEPTH, stacks_native_len);
+	s->take = 1;
+	return s;
 }
 
 /*
@@ -94,6 +114,9 @@ stacks_free(struct stacks *s)
 		free(s->v[i].ip);
 	free(s->v);
 	free(s->buf);
+	free(s->del);
+	free(s->rkeys);
+	free(s->rvals);
 	free(s);
 }
 
@@ -157,10 +180,11 @@ stacks_get(struct stacks *s, uint64_t id, size_t *n)
 	if (id == 0)
 		return NULL;
 	e = stacks_slot(s->v, s->size, id);
-	if (e->id == id) {
+	if (e->id == id && e->ip != NULL) {
 		s->st.hits++;
 		e->used = s->round;
-		e->in_bpf = 1;	/* sampled again: BPF holds it again */
+		/* Sampled again: BPF holds it again, until taken. */
+		e->in_bpf = !(s->take && !s->no_batch);
 		*n = e->n;
 		return e->ip;
 	}
@@ -172,19 +196,126 @@ stacks_get(struct stacks *s, uint64_t id, size_t *n)
 	i = s->len(s->buf, s->vwords);
 	if (i == 0)
 		return NULL;
-	if ((s->count + 1) * 2 > s->size) {
+	if (e->id != id && (s->count + 1) * 2 > s->size) {
 		stacks_grow(s);
 		e = stacks_slot(s->v, s->size, id);
 	}
+	if (e->id != id)
+		s->count++;
 	e->id = id;
 	e->n = i;
 	e->ip = xcalloc(i, sizeof(*e->ip));
 	memcpy(e->ip, s->buf, i * sizeof(*e->ip));
-	e->in_bpf = 1;
+	e->in_bpf = !(s->take && !s->no_batch);
 	e->used = s->round;
-	s->count++;
 	*n = e->n;
 	return e->ip;
+}
+
+/* Keep the stack id of the kernel map's value v, unless known. */
+static void
+stacks_insert(struct stacks *s, uint64_t id, const uint64_t *v)
+{
+	struct stacks_entry	*e;
+	size_t			 i;
+
+	if (id == 0)
+		return;
+	e = stacks_slot(s->v, s->size, id);
+	if (e->id == id && e->ip != NULL) {
+		e->in_bpf = 0;
+		return;
+	}
+	if ((i = s->len(v, s->vwords)) == 0)
+		return;
+	if (e->id != id && (s->count + 1) * 2 > s->size) {
+		stacks_grow(s);
+		e = stacks_slot(s->v, s->size, id);
+	}
+	if (e->id != id) {
+		s->count++;
+		e->id = id;
+		/* Not sampled for all we know: deleted unless it is. */
+		e->used = s->round - 1;
+	}
+	e->n = i;
+	e->ip = xcalloc(i, sizeof(*e->ip));
+	memcpy(e->ip, v, i * sizeof(*e->ip));
+}
+
+/*
+ * Take every stack out of the kernel map, in batches: the stacks of the
+ * counts just drained are there, and a system call per stack to read
+ * it, then another to delete it, cost more than the rest of a round.
+ * Stacks of samples taken since the drain come along and wait here for
+ * their counts.  Without batch operations, stacks are read one by one
+ * when needed and deleted when unused (stacks_round_end()).
+ */
+void
+stacks_take(struct stacks *s)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint64_t	 in, out;
+	size_t		 i;
+	__u32		 count;
+	int		 first = 1, err;
+
+	if (!s->take || s->no_batch)
+		return;
+	if (s->rkeys == NULL) {
+		s->rkeys = xcalloc(STACKS_TAKE_BATCH, sizeof(*s->rkeys));
+		s->rvals = xcalloc(STACKS_TAKE_BATCH * s->vwords,
+		    sizeof(*s->rvals));
+	}
+	for (;;) {
+		count = STACKS_TAKE_BATCH;
+		err = bpf_map_lookup_and_delete_batch(s->fd, first ? NULL :
+		    &in, &out, s->rkeys, s->rvals, &count, &opts);
+		if (err != 0 && errno != ENOENT) {
+			if (first && (errno == EINVAL || errno == ENOTSUP ||
+			    errno == EOPNOTSUPP)) {
+				log_info("no batch map operations: reading "
+				    "stacks one by one");
+				s->no_batch = 1;
+			} else
+				log_warn("take stacks map");
+			return;
+		}
+		for (i = 0; i < count; i++)
+			stacks_insert(s, s->rkeys[i],
+			    s->rvals + i * s->vwords);
+		s->st.taken += count;
+		if (err != 0)
+			return;
+		in = out;
+		first = 0;
+	}
+}
+
+/*
+ * A stack sampled this round whose frames the caller does not need
+ * (it knows their names): BPF holds it, so it is kept and deleted from
+ * BPF like the others, without reading it.
+ */
+void
+stacks_touch(struct stacks *s, uint64_t id)
+{
+	struct stacks_entry	*e;
+
+	if (id == 0)
+		return;
+	e = stacks_slot(s->v, s->size, id);
+	if (e->id != id) {
+		if ((s->count + 1) * 2 > s->size) {
+			stacks_grow(s);
+			e = stacks_slot(s->v, s->size, id);
+		}
+		e->id = id;
+		s->count++;
+	}
+	s->st.touched++;
+	e->in_bpf = !(s->take && !s->no_batch);
+	e->used = s->round;
 }
 
 static int
@@ -193,12 +324,54 @@ stacks_known(struct stacks *s, uint64_t id)
 	return stacks_slot(s->v, s->size, id)->id == id;
 }
 
+/*
+ * Delete ids from the kernel map, a batch per system call where the
+ * kernel has them: a round can leave tens of thousands unused.  How
+ * many were deleted.
+ */
+static size_t
+stacks_delete(struct stacks *s, const uint64_t *ids, size_t n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	size_t	 i = 0, deleted = 0;
+	__u32	 count;
+
+	while (!s->no_batch && i < n) {
+		count = n - i > STACKS_DELETE_BATCH ? STACKS_DELETE_BATCH :
+		    n - i;
+		if (bpf_map_delete_batch(s->fd, ids + i, &count,
+		    &opts) == 0) {
+			i += count;
+			deleted += count;
+			continue;
+		}
+		if (errno == EINVAL || errno == ENOTSUP ||
+		    errno == EOPNOTSUPP) {
+			log_info("no batch map operations: deleting stacks "
+			    "one by one");
+			s->no_batch = 1;
+			break;
+		}
+		/*
+		 * ENOENT: an id BPF no longer holds stopped the batch after
+		 * count deletes.  Skip it and go on.
+		 */
+		i += count + 1;
+		deleted += count;
+	}
+	for (; i < n; i++) {
+		if (bpf_map_delete_elem(s->fd, &ids[i]) == 0)
+			deleted++;
+	}
+	return deleted;
+}
+
 /* Delete the kernel's ids the daemon does not know. */
 static void
 stacks_sweep(struct stacks *s)
 {
 	uint64_t	 key, next, *dead = NULL;
-	size_t		 ndead = 0, i;
+	size_t		 ndead = 0;
 	int		 fd = s->fd;
 	void		*prev = NULL;
 
@@ -210,10 +383,7 @@ stacks_sweep(struct stacks *s)
 		key = next;
 		prev = &key;
 	}
-	for (i = 0; i < ndead; i++) {
-		if (bpf_map_delete_elem(fd, &dead[i]) == 0)
-			s->st.swept++;
-	}
+	s->st.swept += stacks_delete(s, dead, ndead);
 	free(dead);
 }
 
@@ -222,7 +392,6 @@ stacks_round_end(struct stacks *s)
 {
 	struct stacks_entry	*e;
 	size_t			 i;
-	int			 fd = s->fd;
 
 	for (i = 0; i < s->size;) {
 		e = &s->v[i];
@@ -231,8 +400,12 @@ stacks_round_end(struct stacks *s)
 			continue;
 		}
 		if (e->in_bpf) {
-			if (bpf_map_delete_elem(fd, &e->id) == 0)
-				s->st.deleted++;
+			if (s->ndel == s->delcap) {
+				s->delcap = s->delcap ? s->delcap * 2 : 1024;
+				s->del = xreallocarray(s->del, s->delcap,
+				    sizeof(*s->del));
+			}
+			s->del[s->ndel++] = e->id;
 			e->in_bpf = 0;
 			i++;
 			continue;
@@ -244,7 +417,10 @@ stacks_round_end(struct stacks *s)
 		}
 		i++;
 	}
-	if (s->round % STACKS_SWEEP_ROUNDS == 0)
+	s->st.deleted += stacks_delete(s, s->del, s->ndel);
+	s->ndel = 0;
+	/* Taken each round, the map holds nothing to sweep. */
+	if (s->round % STACKS_SWEEP_ROUNDS == 0 && !(s->take && !s->no_batch))
 		stacks_sweep(s);
 	s->round++;
 }

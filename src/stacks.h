@@ -11,6 +11,8 @@ struct stacks_stats {
 	size_t		entries;
 	size_t		bytes;		/* the table and the frames */
 	uint64_t	hits, misses, lost;
+	uint64_t	touched;	/* sampled, frames not read */
+	uint64_t	taken;		/* in batches, the whole map */
 	uint64_t	deleted, swept;
 };
 
@@ -24,6 +26,9 @@ void		 stacks_free(struct stacks *);
  * when the id is not known.  Valid until stacks_round_end().
  */
 const uint64_t	*stacks_get(struct stacks *, uint64_t, size_t *);
+/* Before the round's stacks_get(): take BPF's stacks, in batches. */
+void		 stacks_take(struct stacks *);
+void		 stacks_touch(struct stacks *, uint64_t);
 void		 stacks_round_end(struct stacks *);
 void		 stacks_stats(struct stacks *, struct stacks_stats *);
 

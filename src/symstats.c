@@ -128,6 +128,25 @@ symstats_frame(struct symstats *s, const char *service, const char *name)
 		sv->known++;
 }
 
+/* Is name one of the unknown forms symstats_frame() tells apart? */
+int
+symstats_is_unknown(const char *name)
+{
+	const char	*plus;
+
+	return strcmp(name, "[unknown]") == 0 ||
+	    (strncmp(name, "0x", 2) == 0 && symstats_is_hex(name + 2)) ||
+	    ((plus = strstr(name, "+0x")) != NULL && symstats_is_hex(plus + 3));
+}
+
+/* n frames of service named: what n symstats_frame() of names do. */
+void
+symstats_known(struct symstats *s, const char *service, uint64_t n)
+{
+	if (n > 0)
+		symstats_service(s, service)->known += n;
+}
+
 /* A label value in the text format: \, " and newline escaped. */
 static void
 symstats_label(FILE *f, const char *v)

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "profile.h"
+#include "stacknames.h"
 #include "tap.h"
 
 /* The frames of stack i as "a;b;c", from the string ids. */
@@ -266,10 +267,55 @@ test_many(void)
 	profile_free(p);
 }
 
+/* Frames as stacknames ids: the same stacks as by their names. */
+static void
+test_ids(void)
+{
+	const char		*fa[] = { "app", "main", "burn_a" };
+	const char		*fb[] = { "app", "main", "burn_b" };
+	const char		*lab[] = { "pid", "42" };
+	struct stacknames	*sn, *other;
+	struct profile		*p;
+	const uint32_t		*st;
+	uint32_t		 a[3], b[3], o[3];
+	uint64_t		 v;
+	size_t			 i, n;
+
+	sn = stacknames_create(3, 1000);
+	other = stacknames_create(3, 1000);
+	/* Ids in another order than the profile's. */
+	(void)stacknames_intern(sn, "unused");
+	for (i = 0; i < 3; i++) {
+		b[i] = stacknames_intern(sn, fb[i]);
+		a[i] = stacknames_intern(sn, fa[i]);
+		o[i] = stacknames_intern(other, fb[i]);
+	}
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	profile_add_ids(p, sn, a, 3, 2, NULL, 0);
+	profile_add(p, fa, 3, 1);
+	profile_add_ids(p, sn, b, 3, 5, NULL, 0);
+	is_int(profile_nstacks(p), 2, "ids and names: the same stacks");
+	st = profile_stack(p, 0, &n, &v);
+	ok(n == 3 && v == 3 && strcmp(profile_string(p, st[2]), "burn_a") == 0,
+	    "added by ids then by names: summed");
+	profile_add_ids(p, other, o, 3, 1, NULL, 0);
+	st = profile_stack(p, 1, &n, &v);
+	ok(n == 3 && v == 6 && strcmp(profile_string(p, st[2]), "burn_b") == 0,
+	    "ids of another table: translated anew");
+	profile_add_ids(p, sn, a, 3, 1, lab, 1);
+	is_int(profile_nstacks(p), 3, "with labels: another stack");
+	profile_add_ids(p, sn, a, 0, 1, NULL, 0);
+	is_int(profile_total(p), 10, "empty stack ignored");
+	profile_free(p);
+	stacknames_free(sn);
+	stacknames_free(other);
+}
+
 int
 main(void)
 {
 	test_basics();
+	test_ids();
 	test_interning();
 	test_long_names();
 	test_labels();

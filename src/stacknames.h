@@ -1,0 +1,51 @@
+#ifndef EBPFSPY_STACKNAMES_H
+#define EBPFSPY_STACKNAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The names of stacks, kept across rounds.  Frame names are interned:
+ * a name is a 32-bit id, the same for the daemon's whole life (until
+ * stacknames_clear()).  A stack that was named is kept as the list of
+ * its names' ids under a generation (of a process's mappings, or of the
+ * kernel's symbols) and its stack id, so that a stack seen again is
+ * neither read from BPF nor named again.
+ */
+
+struct stacknames;
+
+struct stacknames_stats {
+	size_t		stacks;		/* named stacks kept */
+	size_t		names;		/* interned names */
+	size_t		bytes;		/* memory of both */
+	uint64_t	hits, misses, cleared;
+};
+
+/* rounds: how long an unused stack is kept; max: how many are kept. */
+struct stacknames *stacknames_create(unsigned int rounds, size_t max);
+void		 stacknames_free(struct stacknames *);
+void		 stacknames_configure(struct stacknames *, unsigned int,
+		    size_t);
+
+uint32_t	 stacknames_intern(struct stacknames *, const char *);
+const char	*stacknames_name(const struct stacknames *, uint32_t);
+
+/*
+ * The names of stack id under generation gen: *n ids, outermost first;
+ * then *nextra more ids after them that the caller asked to keep (the
+ * unknown ones, for statistics).  NULL when not kept.  Valid until the
+ * next stacknames_put() or stacknames_round_end().
+ */
+const uint32_t	*stacknames_get(struct stacknames *, uint64_t, uint64_t,
+		    size_t *, size_t *);
+void		 stacknames_put(struct stacknames *, uint64_t, uint64_t,
+		    const uint32_t *, size_t, const uint32_t *, size_t);
+
+/* Age the stacks; drop them all, names too, past the bounds. */
+void		 stacknames_round_end(struct stacknames *);
+void		 stacknames_clear(struct stacknames *);
+void		 stacknames_stats(const struct stacknames *,
+		    struct stacknames_stats *);
+
+#endif

@@ -1,0 +1,165 @@
+/*
+ * stacknames: interned names, named stacks kept by generation and id,
+ * aged and bounded; resolve's generations change when a process's
+ * mappings are read again (an exec), so its stacks are named anew.
+ */
+#include <sys/types.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "resolve.h"
+#include "src/config.h"
+#include "stacknames.h"
+#include "tap.h"
+
+static int
+same(const struct stacknames *sn, const uint32_t *ids, size_t n,
+    const char *const *want)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(stacknames_name(sn, ids[i]), want[i]) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+int
+main(void)
+{
+	const char		*a[] = { "app", "main", "work", "burn_a" };
+	const char		*b[] = { "app", "main", "other_program" };
+	struct stacknames	*sn;
+	struct stacknames_stats	 st;
+	struct resolve		*r;
+	struct resolve_proc	*rp;
+	struct config		*conf;
+	const uint32_t		*got;
+	uint32_t		 ids[8], unk[1], big[64];
+	uint64_t		 gen1, gen2, kgen;
+	size_t			 n, nextra, i;
+	char			 name[32];
+
+	sn = stacknames_create(3, 1000);
+	ids[0] = stacknames_intern(sn, "main");
+	ok(stacknames_intern(sn, "main") == ids[0], "a name interned once");
+	ok(stacknames_intern(sn, "work") != ids[0], "another name, another id");
+	ok(strcmp(stacknames_name(sn, ids[0]), "main") == 0, "id names it");
+	ok(strcmp(stacknames_name(sn, 123456), "") == 0,
+	    "an id past the end is the empty name");
+
+	for (i = 0; i < 4; i++)
+		ids[i] = stacknames_intern(sn, a[i]);
+	unk[0] = ids[3];
+	ok(stacknames_get(sn, 7, 0xabc, &n, &nextra) == NULL,
+	    "not kept yet");
+	stacknames_put(sn, 7, 0xabc, ids, 4, unk, 1);
+	got = stacknames_get(sn, 7, 0xabc, &n, &nextra);
+	ok(got != NULL && n == 4 && same(sn, got, n, a), "kept: its names");
+	ok(got != NULL && nextra == 1 && got[4] == ids[3],
+	    "and the extra ids after them");
+	ok(stacknames_get(sn, 8, 0xabc, &n, &nextra) == NULL,
+	    "same id, another generation: not kept");
+	ok(stacknames_get(sn, 7, 0xabd, &n, &nextra) == NULL,
+	    "another id: not kept");
+	ok(stacknames_get(sn, 7, 0, &n, &nextra) == NULL, "id 0: never");
+
+	/* Aging: kept while used, dropped after 3 unused rounds. */
+	stacknames_round_end(sn);
+	stacknames_round_end(sn);
+	ok(stacknames_get(sn, 7, 0xabc, &n, &nextra) != NULL,
+	    "two rounds unused: kept (and used in this one)");
+	stacknames_round_end(sn);
+	stacknames_round_end(sn);
+	stacknames_round_end(sn);
+	stacknames_round_end(sn);
+	ok(stacknames_get(sn, 7, 0xabc, &n, &nextra) == NULL,
+	    "three rounds unused after this one: dropped");
+	ok(strcmp(stacknames_name(sn, ids[3]), "burn_a") == 0,
+	    "names outlive the stacks that held them");
+
+	/* Many stacks: the table grows, every one is found. */
+	for (i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "f%zu", i);
+		big[0] = stacknames_intern(sn, name);
+		stacknames_put(sn, i % 3, 0x1000 + i, big, 1, NULL, 0);
+	}
+	for (i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "f%zu", i);
+		got = stacknames_get(sn, i % 3, 0x1000 + i, &n, &nextra);
+		if (got == NULL || n != 1 || nextra != 0 ||
+		    strcmp(stacknames_name(sn, got[0]), name) != 0)
+			break;
+	}
+	is_int(i, 5000, "5000 stacks kept and found");
+
+	/* Over the bound: all dropped, names too. */
+	stacknames_round_end(sn);
+	stacknames_stats(sn, &st);
+	is_int(st.stacks, 0, "over max stacks: cleared");
+	is_int(st.names, 0, "names cleared with them");
+	is_int(st.cleared, 1, "counted");
+	ok(stacknames_get(sn, 0, 0x1000, &n, &nextra) == NULL,
+	    "nothing found after the clear");
+
+	/* Putting the same key again replaces it. */
+	for (i = 0; i < 3; i++)
+		ids[i] = stacknames_intern(sn, b[i]);
+	stacknames_put(sn, 1, 0x42, ids, 2, NULL, 0);
+	stacknames_put(sn, 1, 0x42, ids, 3, NULL, 0);
+	got = stacknames_get(sn, 1, 0x42, &n, &nextra);
+	ok(got != NULL && n == 3 && same(sn, got, n, b), "replaced");
+	stacknames_stats(sn, &st);
+	is_int(st.stacks, 1, "one stack");
+	stacknames_clear(sn);
+	ok(stacknames_get(sn, 1, 0x42, &n, &nextra) == NULL, "clear");
+	stacknames_free(sn);
+	stacknames_free(NULL);
+	ok(1, "stacknames_free(NULL) is a no-op");
+
+	/*
+	 * A process that execs has its maps read again: a new generation,
+	 * so the names of its old program are not found for its stacks.
+	 */
+	conf = config_defaults();
+	r = resolve_create(conf);
+	ok(resolve_proc_gen(NULL) == 0, "no process: generation 0");
+	rp = resolve_proc_open(r, getpid());
+	ok(rp != NULL, "our own process opened");
+	gen1 = resolve_proc_gen(rp);
+	ok(gen1 != 0, "a generation");
+	sn = stacknames_create(3, 1000);
+	for (i = 0; i < 4; i++)
+		ids[i] = stacknames_intern(sn, a[i]);
+	stacknames_put(sn, gen1, 0xabc, ids, 4, NULL, 0);
+	resolve_proc_refresh(r, rp);		/* what an exec does */
+	gen2 = resolve_proc_gen(rp);
+	ok(gen2 != gen1, "exec: another generation");
+	ok(stacknames_get(sn, gen2, 0xabc, &n, &nextra) == NULL,
+	    "exec: the old program's names are not found");
+	resolve_proc_close(r, rp);
+	rp = resolve_proc_open(r, getpid());
+	ok(rp != NULL && resolve_proc_gen(rp) != gen1 &&
+	    resolve_proc_gen(rp) != gen2,
+	    "a process opened again (a pid reused): another generation");
+	resolve_proc_close(r, rp);
+
+	kgen = resolve_kernel_gen(r);
+	(void)resolve_kernel(r, 0xffffffff81000000ULL);
+	ok(resolve_kernel_gen(r) != kgen, "kallsyms read: another generation");
+	i = resolve_epoch(r);
+	resolve_configure(r, conf);
+	ok(resolve_epoch(r) != i, "reconfigured: another epoch");
+	n = resolve_unstable(r);
+	(void)resolve_user(r, NULL, 0x1234);
+	ok(resolve_unstable(r) == n + 1,
+	    "a frame of no process: a name that may change");
+	stacknames_free(sn);
+	resolve_free(r);
+	return done_testing();
+}
