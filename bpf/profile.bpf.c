@@ -105,15 +105,22 @@ stat_add(__u32 idx, __u64 n)
 }
 
 static __always_inline void
-event_send(__u32 type, __u32 pid)
+event_send_arg(__u32 type, __u32 pid, __u64 arg)
 {
 	struct profile_event	ev = {};
 
 	ev.type = type;
 	ev.pid = pid;
+	ev.arg = arg;
 	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) != 0)
 		stat_add(PROFILE_STAT_RINGBUF_LOST, 1);
+}
+
+static __always_inline void
+event_send(__u32 type, __u32 pid)
+{
+	event_send_arg(type, pid, 0);
 }
 
 /*
@@ -189,17 +196,18 @@ stack_store(void *ctx, __u64 flags, __u32 err_stat,
 		if (buf->ip[i] >= lo && buf->ip[i] < hi)
 			hit = 1;
 	}
-	if (hit) {
-		cfg->flags &= ~PROFILE_PID_F_NOTIFY;
-		event_send(PROFILE_EVENT_SAMPLED, pid);
-	}
 	h = hash_mix(h);
 	if (h == 0)
 		h = 1;
 	if (bpf_map_update_elem(&stacks, &h, buf, BPF_NOEXIST) != 0 &&
 	    bpf_map_lookup_elem(&stacks, &h) == NULL) {
 		stat_add(PROFILE_STAT_STACKS_FULL, 1);
-		return 0;
+		h = 0;
+	}
+	/* The stack goes with the event: did it run the executable? */
+	if (hit) {
+		cfg->flags &= ~PROFILE_PID_F_NOTIFY;
+		event_send_arg(PROFILE_EVENT_SAMPLED, pid, h);
 	}
 	return h;
 }
