@@ -29,6 +29,8 @@ int collect_idle = 0;
 int collect_user = 1;		/* for pids whose config is pending */
 int collect_kernel = 1;
 int per_thread = 0;
+/* Without targets_only every process is profiled: an exec needs no answer. */
+int exec_profiled = 0;
 __u32 offcpu_states = PROFILE_TASK_INTERRUPTIBLE |
     PROFILE_TASK_UNINTERRUPTIBLE;
 __u64 offcpu_min_ns = 1000;
@@ -104,8 +106,16 @@ stat_add(__u32 idx, __u64 n)
 		*v += n;
 }
 
+/*
+ * Events that need an answer wake userspace up at once.  The others
+ * (exec and exit when no answer is needed) wait for the next of those,
+ * or for userspace's periodic drain: a machine that starts hundreds of
+ * processes a second must not wake the daemon twice for each.  Waking
+ * is forced: the kernel's default wakes only when the record is the
+ * first one unread, which it is not behind records that did not wake.
+ */
 static __always_inline void
-event_send_arg(__u32 type, __u32 pid, __u64 arg)
+event_send_flags(__u32 type, __u32 pid, __u64 arg, __u64 flags)
 {
 	struct profile_event	ev = {};
 
@@ -113,8 +123,14 @@ event_send_arg(__u32 type, __u32 pid, __u64 arg)
 	ev.pid = pid;
 	ev.arg = arg;
 	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) != 0)
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), flags) != 0)
 		stat_add(PROFILE_STAT_RINGBUF_LOST, 1);
+}
+
+static __always_inline void
+event_send_arg(__u32 type, __u32 pid, __u64 arg)
+{
+	event_send_flags(type, pid, arg, BPF_RB_FORCE_WAKEUP);
 }
 
 static __always_inline void
@@ -456,21 +472,34 @@ BPF_PROG(offcpu_switch_raw, bool preempt, struct task_struct *prev,
 }
 
 /*
- * exec: the pid runs a new image; until userspace has looked at it, its
- * samples are dropped (the placeholder), then it gets its new config.
+ * exec: the pid runs a new image.  With exec_profiled it is profiled
+ * natively at once, and its first sample is reported (NOTIFY, any
+ * frame): userspace reads its maps then, and needs to hear of the exec
+ * only before that.  Otherwise (targets_only) its samples are dropped
+ * (the placeholder) until userspace has matched it and written its
+ * config.
  */
 SEC("raw_tp/sched_process_exec")
 int
 on_exec(void *ctx)
 {
-	struct profile_pid_config	 unknown = {};
+	struct profile_pid_config	 cfg = {};
 	__u32				 pid;
 
 	pid = bpf_get_current_pid_tgid() >> 32;
-	if (bpf_map_update_elem(&pid_config, &pid, &unknown, BPF_ANY) != 0)
+	if (exec_profiled) {
+		cfg.type = PROFILE_PID_FP;
+		cfg.collect_user = collect_user;
+		cfg.collect_kernel = collect_kernel;
+		cfg.flags = PROFILE_PID_F_NOTIFY;
+		cfg.notify_lo = 0;
+		cfg.notify_hi = ~0ULL;
+	}
+	if (bpf_map_update_elem(&pid_config, &pid, &cfg, BPF_ANY) != 0)
 		stat_add(PROFILE_STAT_PID_MAP_FULL, 1);
 	stat_add(PROFILE_STAT_EXEC, 1);
-	event_send(PROFILE_EVENT_EXEC, pid);
+	event_send_flags(PROFILE_EVENT_EXEC, pid, exec_profiled != 0,
+	    exec_profiled ? BPF_RB_NO_WAKEUP : BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 
@@ -494,9 +523,10 @@ on_exit(void *ctx)
 	task = (struct task_struct *)bpf_get_current_task();
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
-	if (bpf_map_lookup_elem(&pid_config, &pid) == NULL)
-		return 0;	/* never seen: nothing to forget */
+	/* Never seen: nothing to forget.  Else forgotten here and now. */
+	if (bpf_map_delete_elem(&pid_config, &pid) != 0)
+		return 0;
 	stat_add(PROFILE_STAT_EXIT, 1);
-	event_send(PROFILE_EVENT_EXIT, pid);
+	event_send_flags(PROFILE_EVENT_EXIT, pid, 0, BPF_RB_NO_WAKEUP);
 	return 0;
 }

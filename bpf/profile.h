@@ -93,7 +93,9 @@ struct profile_event {
 	__u32	pid;
 	char	comm[PROFILE_COMM_LEN];
 	__u64	arg;			/* PYSTACK: the Python stack's id;
-					   SAMPLED: the user stack's id */
+					   SAMPLED: the user stack's id;
+					   EXEC: 1 if BPF profiles it
+					   already (exec_profiled) */
 	__u64	arg2;			/* PYSTACK: the native stack's id */
 };
 

@@ -240,7 +240,8 @@ pids_write_config(struct pids *p, struct pids_proc *proc)
 	cfg.type = proc->type;
 	cfg.collect_user = p->conf->collect_user && !proc->kthread;
 	cfg.collect_kernel = p->conf->collect_kernel;
-	if (session_pid_set(p->session, proc->pid, &cfg) == -1)
+	if (session_pid_set(p->session, proc->pid, &cfg) == -1 &&
+	    errno != ENOENT)
 		log_warn("pid %d: write BPF pid config", (int)proc->pid);
 }
 
@@ -501,6 +502,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 	struct pids_proc	*proc;
 	char			 comm[PROFILE_COMM_LEN];
 	pid_t			 pid = ev->pid;
+	int			 known;
 
 	memcpy(comm, ev->comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
@@ -530,9 +532,19 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		break;
 	case PROFILE_EVENT_EXEC:
 		p->execs++;
+		known = (proc = pids_find(p, pid)) != NULL &&
+		    proc->state == PIDS_ALIVE;
 		proc = pids_fresh(p, pid);
 		pids_exec(p, proc, comm);
-		pids_write_config(p, proc);
+		/*
+		 * arg: BPF profiles it already, and asks for its first
+		 * sample, as pids_write_config would.  Unless it waits for
+		 * our answer (targets_only, then or now), or we wrote its
+		 * config before this event reached us (its fork was
+		 * sampled): that write may have undone BPF's.
+		 */
+		if (ev->arg == 0 || p->conf->targets_only || known)
+			pids_write_config(p, proc);
 		break;
 	case PROFILE_EVENT_SAMPLED:
 		if ((proc = pids_find(p, pid)) == NULL ||
@@ -554,8 +566,11 @@ pids_event(struct pids *p, const struct profile_event *ev)
 			resolve_proc_refresh(p->resolve, proc->rp);
 		break;
 	case PROFILE_EVENT_EXIT:
+		/*
+		 * BPF has deleted its entry already: this event may come a
+		 * while later, when the pid may be another process's.
+		 */
 		p->exits++;
-		session_pid_delete(p->session, pid);
 		if ((proc = pids_find(p, pid)) != NULL)
 			proc->state = PIDS_DEAD;
 		break;
