@@ -24,7 +24,6 @@
 #define KALLSYMS_MAX_LEN	(1024 * 1024)
 /* /proc/kallsyms is a few MB; a file claiming more is not kallsyms. */
 #define KALLSYMS_FILE_MAX	(256 * 1024 * 1024)
-#define KALLSYMS_CHUNK		(1024 * 1024)
 
 struct kallsyms {
 	struct symtab	*st;
@@ -34,8 +33,7 @@ struct kallsyms {
 /*
  * Parse the line [p, end) "addr type name[\t[module]]" and add it to b
  * if it is a text symbol.  -1 if the line is malformed, else 0 with
- * *addr set.  A core symbol's name is borrowed from the line (its end
- * overwritten with a NUL), a module symbol's "name [module]" copied.
+ * *addr set.  The name, or "name [module]", is copied.
  */
 static int
 kallsyms_parse_line(char *p, char *end, struct symtab_builder *b,
@@ -76,8 +74,7 @@ kallsyms_parse_line(char *p, char *end, struct symtab_builder *b,
 	    end - nend - 2)) != NULL && mend > nend + 2)
 		mod = nend + 2;
 	if (mod == NULL) {
-		*nend = '\0';
-		symtab_builder_add(b, a, 0, limit, n, nend - n,
+		symtab_builder_add_copy(b, a, 0, limit, n, nend - n,
 		    type == 'T' || type == 'W');
 		return 0;
 	}
@@ -90,68 +87,52 @@ kallsyms_parse_line(char *p, char *end, struct symtab_builder *b,
 	return 0;
 }
 
-/* All of f, NUL-terminated, in one buffer; NULL on a read error. */
-static char *
-kallsyms_slurp(FILE *f, size_t *lenp)
-{
-	char	*buf = NULL;
-	size_t	 len = 0, cap = 0, n;
-
-	do {
-		if (cap - len < KALLSYMS_CHUNK) {
-			if (cap >= KALLSYMS_FILE_MAX)
-				break;
-			cap = cap ? cap * 2 : 4 * KALLSYMS_CHUNK;
-			buf = xreallocarray(buf, cap + 1, 1);
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	if (ferror(f)) {
-		free(buf);
-		return NULL;
-	}
-	if (buf == NULL)
-		buf = xmalloc(1);
-	buf[len] = '\0';
-	*lenp = len;
-	return buf;
-}
-
 /*
- * Read the whole of f and parse it line by line in place: one read,
- * no copy of the core kernel's names before the table's own.
+ * Read f line by line: the text symbols' names are copied, and the rest
+ * of the file (two thirds of it, and 8 MB of a distribution kernel's)
+ * is never held in memory at once, which bounded the daemon's peak RSS.
  */
 struct kallsyms *
 kallsyms_parse(FILE *f)
 {
 	struct kallsyms		*ks;
 	struct symtab_builder	*b;
-	char			*buf, *p, *end, *nl;
-	size_t			 len, good = 0, nonzero = 0;
+	char			 line[KALLSYMS_LINE_MAX + 1];
+	size_t			 len, total = 0, good = 0, nonzero = 0;
 	uint64_t		 addr;
+	int			 toolong = 0, c;
 
-	if ((buf = kallsyms_slurp(f, &len)) == NULL) {
-		log_warn("read kallsyms");
-		return NULL;
-	}
 	b = symtab_builder_create();
-	for (p = buf, end = buf + len; p < end; p = nl + 1) {
-		if ((nl = memchr(p, '\n', end - p)) == NULL)
-			nl = end;
-		if (nl - p < KALLSYMS_LINE_MAX &&
-		    kallsyms_parse_line(p, nl, b, &addr) == 0) {
+	while (fgets(line, sizeof(line), f) != NULL) {
+		len = strlen(line);
+		if ((total += len) > KALLSYMS_FILE_MAX)
+			break;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		else if ((c = getc(f)) != EOF) {
+			/* Longer than a line can be: skip the rest of it. */
+			ungetc(c, f);
+			toolong = 1;
+			continue;
+		}
+		if (toolong) {
+			toolong = 0;
+			continue;
+		}
+		if (kallsyms_parse_line(line, line + len, b, &addr) == 0) {
 			good++;
 			if (addr != 0)
 				nonzero++;
 		}
-		if (nl == end)
-			break;
+	}
+	if (ferror(f)) {
+		log_warn("read kallsyms");
+		symtab_builder_free(b);
+		return NULL;
 	}
 	ks = xcalloc(1, sizeof(*ks));
 	ks->restricted = good > 0 && nonzero == 0;
 	ks->st = symtab_builder_finish(b);
-	free(buf);
 	return ks;
 }
 
