@@ -337,6 +337,15 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	task = (struct task_struct *)bpf_get_current_task();
 	if ((cfg = task_config(task, id >> 32, 0)) == NULL)
 		return 0;
+	if (cfg->flags & PROFILE_PID_F_PENDING) {
+		/* Its first sample: ask userspace to look at it. */
+		if (cfg->flags & PROFILE_PID_F_NOTIFY) {
+			cfg->flags &= ~PROFILE_PID_F_NOTIFY;
+			event_send_arg(PROFILE_EVENT_SAMPLED, id >> 32, 0);
+		}
+		stat_add(PROFILE_STAT_UNKNOWN_DROP, 1);
+		return 0;
+	}
 	key.pid = id >> 32;
 	key.tid = per_thread ? (__u32)id : 0;
 	key.kind = PROFILE_KIND_CPU;
@@ -396,7 +405,8 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 			start.pid = tgid;
 			if (per_thread)
 				thread_comm_note(tid);
-			start.pending = cfg->type == PROFILE_PID_UNKNOWN;
+			start.pending = cfg->type == PROFILE_PID_UNKNOWN ||
+			    (cfg->flags & PROFILE_PID_F_PENDING) != 0;
 			if (start.pending ? collect_kernel : cfg->collect_kernel)
 				start.kstack = stack_store(ctx, 0,
 				    PROFILE_STAT_KSTACK_ERR, NULL, 0);
@@ -432,7 +442,8 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 		struct profile_pid_config	*pc;
 
 		pc = bpf_map_lookup_elem(&pid_config, &key.pid);
-		if (pc != NULL && pc->type == PROFILE_PID_UNKNOWN)
+		if (pc != NULL && (pc->type == PROFILE_PID_UNKNOWN ||
+		    (pc->flags & PROFILE_PID_F_PENDING)))
 			key.kind = PROFILE_KIND_OFFCPU_PENDING;	/* still */
 		else if (pc == NULL || (pc->type != PROFILE_PID_FP &&
 		    pc->type != PROFILE_PID_PYTHON)) {
@@ -491,7 +502,7 @@ on_exec(void *ctx)
 		cfg.type = PROFILE_PID_FP;
 		cfg.collect_user = collect_user;
 		cfg.collect_kernel = collect_kernel;
-		cfg.flags = PROFILE_PID_F_NOTIFY;
+		cfg.flags = PROFILE_PID_F_NOTIFY | PROFILE_PID_F_PENDING;
 		cfg.notify_lo = 0;
 		cfg.notify_hi = ~0ULL;
 	}

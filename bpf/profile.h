@@ -44,6 +44,14 @@ struct profile_pid_config {
  * while the process is still alive.
  */
 #define PROFILE_PID_F_NOTIFY	0x1
+/*
+ * Not looked at yet (set with NOTIFY after an exec): its on-CPU samples
+ * are dropped, and its off-CPU waits kept as pending, until userspace
+ * has read its maps and rewritten its config, as for an unknown pid: a
+ * sample counted before then could not be named once the process is
+ * gone.
+ */
+#define PROFILE_PID_F_PENDING	0x2
 
 /* What a count measures. */
 enum profile_kind {

@@ -226,11 +226,15 @@ pids_write_config(struct pids *p, struct pids_proc *proc)
 	memset(&cfg, 0, sizeof(cfg));
 	if ((proc->type == PROFILE_PID_FP || proc->type == PROFILE_PID_PYTHON) &&
 	    !proc->kthread && proc->pid != 0) {
-		if (!proc->loaded || (proc->py_pending &&
-		    proc->py_tries < PIDS_PY_TRIES)) {
-			cfg.flags = PROFILE_PID_F_NOTIFY;
+		if (!proc->loaded) {
+			/* Samples wait until we have looked. */
+			cfg.flags = PROFILE_PID_F_NOTIFY | PROFILE_PID_F_PENDING;
 			cfg.notify_lo = 0;
 			cfg.notify_hi = UINT64_MAX;	/* any frame */
+		} else if (proc->py_pending && proc->py_tries < PIDS_PY_TRIES) {
+			cfg.flags = PROFILE_PID_F_NOTIFY;
+			cfg.notify_lo = 0;
+			cfg.notify_hi = UINT64_MAX;
 		} else if (proc->wait_exe) {
 			cfg.flags = PROFILE_PID_F_NOTIFY;
 			cfg.notify_lo = proc->exe_lo;
