@@ -94,7 +94,7 @@ burn_cpu () {
 	bench_cpu_ms "$BENCH_PID_burn"
 }
 # Processes created on the machine so far: ebpfspyd reads the maps of
-# every new process, so its cost follows this.
+# every new process it samples, and each exec and exit is an event.
 forks () {
 	awk '$1 == "processes" { print $2 }' /proc/stat
 }
@@ -254,7 +254,8 @@ echo "profile-bpfcc from attach to exit (its folded output included)."
 echo "Not counted anywhere: the in-kernel cost of taking a sample, which"
 echo "is charged to the sampled task (burn), for all three tools."
 echo "forks per s: processes created on the whole machine meanwhile;"
-echo "ebpfspyd reads /proc/PID/maps and symbol tables of each new process."
+echo "ebpfspyd reads /proc/PID/maps and symbol tables of each new process"
+echo "at its first sample (not at its exec)."
 sed -n 's/^symbols: .*; \([0-9]*\) tables (\([0-9]*\) bytes).*/\1 \2/p' \
     "$BENCH_TMP/ebpfspyd.out" | awk '{ printf "ebpfspyd held %d symbol" \
     " tables, %.1f MB, at the end (SIGUSR1).\n", $1, $2 / 1048576 }'

@@ -29,6 +29,8 @@ int collect_idle = 0;
 int collect_user = 1;		/* for pids whose config is pending */
 int collect_kernel = 1;
 int per_thread = 0;
+/* Without targets_only every process is profiled: an exec needs no answer. */
+int exec_profiled = 0;
 __u32 offcpu_states = PROFILE_TASK_INTERRUPTIBLE |
     PROFILE_TASK_UNINTERRUPTIBLE;
 __u64 offcpu_min_ns = 1000;
@@ -104,16 +106,37 @@ stat_add(__u32 idx, __u64 n)
 		*v += n;
 }
 
+/*
+ * Events that need an answer wake userspace up at once.  The others
+ * (exec and exit when no answer is needed) wait for the next of those,
+ * or for userspace's periodic drain: a machine that starts hundreds of
+ * processes a second must not wake the daemon twice for each.  Waking
+ * is forced: the kernel's default wakes only when the record is the
+ * first one unread, which it is not behind records that did not wake.
+ */
 static __always_inline void
-event_send(__u32 type, __u32 pid)
+event_send_flags(__u32 type, __u32 pid, __u64 arg, __u64 flags)
 {
 	struct profile_event	ev = {};
 
 	ev.type = type;
 	ev.pid = pid;
+	ev.arg = arg;
 	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) != 0)
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), flags) != 0)
 		stat_add(PROFILE_STAT_RINGBUF_LOST, 1);
+}
+
+static __always_inline void
+event_send_arg(__u32 type, __u32 pid, __u64 arg)
+{
+	event_send_flags(type, pid, arg, BPF_RB_FORCE_WAKEUP);
+}
+
+static __always_inline void
+event_send(__u32 type, __u32 pid)
+{
+	event_send_arg(type, pid, 0);
 }
 
 /*
@@ -189,10 +212,6 @@ stack_store(void *ctx, __u64 flags, __u32 err_stat,
 		if (buf->ip[i] >= lo && buf->ip[i] < hi)
 			hit = 1;
 	}
-	if (hit) {
-		cfg->flags &= ~PROFILE_PID_F_NOTIFY;
-		event_send(PROFILE_EVENT_SAMPLED, pid);
-	}
 	h = hash_mix(h);
 	if (h == 0)
 		h = 1;
@@ -204,7 +223,12 @@ stack_store(void *ctx, __u64 flags, __u32 err_stat,
 	    bpf_map_update_elem(&stacks, &h, buf, BPF_NOEXIST) != 0 &&
 	    bpf_map_lookup_elem(&stacks, &h) == NULL) {
 		stat_add(PROFILE_STAT_STACKS_FULL, 1);
-		return 0;
+		h = 0;
+	}
+	/* The stack goes with the event: did it run the executable? */
+	if (hit) {
+		cfg->flags &= ~PROFILE_PID_F_NOTIFY;
+		event_send_arg(PROFILE_EVENT_SAMPLED, pid, h);
 	}
 	return h;
 }
@@ -331,6 +355,15 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	task = (struct task_struct *)bpf_get_current_task();
 	if ((cfg = task_config(task, id >> 32)) == NULL)
 		return 0;
+	if (cfg->flags & PROFILE_PID_F_PENDING) {
+		/* Its first sample: ask userspace to look at it. */
+		if (cfg->flags & PROFILE_PID_F_NOTIFY) {
+			cfg->flags &= ~PROFILE_PID_F_NOTIFY;
+			event_send_arg(PROFILE_EVENT_SAMPLED, id >> 32, 0);
+		}
+		stat_add(PROFILE_STAT_UNKNOWN_DROP, 1);
+		return 0;
+	}
 	key.pid = id >> 32;
 	key.tid = per_thread ? (__u32)id : 0;
 	key.kind = PROFILE_KIND_CPU;
@@ -409,7 +442,8 @@ offcpu_out(void *ctx, struct task_struct *prev, __u32 tgid, __u32 tid,
 	if (per_thread)
 		thread_comm_note(tid);
 	start.pid = tgid;
-	start.pending = cfg->type == PROFILE_PID_UNKNOWN;
+	start.pending = cfg->type == PROFILE_PID_UNKNOWN ||
+	    (cfg->flags & PROFILE_PID_F_PENDING) != 0;
 	if (start.pending ? collect_kernel : cfg->collect_kernel)
 		start.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR,
 		    NULL, 0);
@@ -452,7 +486,8 @@ offcpu_in(__u32 tid)
 		struct profile_pid_config	*pc;
 
 		pc = bpf_map_lookup_elem(&pid_config, &key.pid);
-		if (pc != NULL && pc->type == PROFILE_PID_UNKNOWN)
+		if (pc != NULL && (pc->type == PROFILE_PID_UNKNOWN ||
+		    (pc->flags & PROFILE_PID_F_PENDING)))
 			key.kind = PROFILE_KIND_OFFCPU_PENDING;	/* still */
 		else if (pc == NULL || (pc->type != PROFILE_PID_FP &&
 		    pc->type != PROFILE_PID_PYTHON)) {
@@ -503,21 +538,34 @@ BPF_PROG(offcpu_switch_raw, bool preempt, struct task_struct *prev,
 }
 
 /*
- * exec: the pid runs a new image; until userspace has looked at it, its
- * samples are dropped (the placeholder), then it gets its new config.
+ * exec: the pid runs a new image.  With exec_profiled it is profiled
+ * natively at once, and its first sample is reported (NOTIFY, any
+ * frame): userspace reads its maps then, and needs to hear of the exec
+ * only before that.  Otherwise (targets_only) its samples are dropped
+ * (the placeholder) until userspace has matched it and written its
+ * config.
  */
 SEC("raw_tp/sched_process_exec")
 int
 on_exec(void *ctx)
 {
-	struct profile_pid_config	 unknown = {};
+	struct profile_pid_config	 cfg = {};
 	__u32				 pid;
 
 	pid = bpf_get_current_pid_tgid() >> 32;
-	if (bpf_map_update_elem(&pid_config, &pid, &unknown, BPF_ANY) != 0)
+	if (exec_profiled) {
+		cfg.type = PROFILE_PID_FP;
+		cfg.collect_user = collect_user;
+		cfg.collect_kernel = collect_kernel;
+		cfg.flags = PROFILE_PID_F_NOTIFY | PROFILE_PID_F_PENDING;
+		cfg.notify_lo = 0;
+		cfg.notify_hi = ~0ULL;
+	}
+	if (bpf_map_update_elem(&pid_config, &pid, &cfg, BPF_ANY) != 0)
 		stat_add(PROFILE_STAT_PID_MAP_FULL, 1);
 	stat_add(PROFILE_STAT_EXEC, 1);
-	event_send(PROFILE_EVENT_EXEC, pid);
+	event_send_flags(PROFILE_EVENT_EXEC, pid, exec_profiled != 0,
+	    exec_profiled ? BPF_RB_NO_WAKEUP : BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 
@@ -541,9 +589,10 @@ on_exit(void *ctx)
 	task = (struct task_struct *)bpf_get_current_task();
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
-	if (bpf_map_lookup_elem(&pid_config, &pid) == NULL)
-		return 0;	/* never seen: nothing to forget */
+	/* Never seen: nothing to forget.  Else forgotten here and now. */
+	if (bpf_map_delete_elem(&pid_config, &pid) != 0)
+		return 0;
 	stat_add(PROFILE_STAT_EXIT, 1);
-	event_send(PROFILE_EVENT_EXIT, pid);
+	event_send_flags(PROFILE_EVENT_EXIT, pid, 0, BPF_RB_NO_WAKEUP);
 	return 0;
 }

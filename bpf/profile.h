@@ -33,14 +33,25 @@ struct profile_pid_config {
 };
 
 /*
- * Tell userspace when a user stack of this pid first holds a frame of
- * its executable's code [notify_lo, notify_hi).  Set after an exec: the
- * maps read then hold the binary and the loader but not the shared
- * libraries the loader is about to map; once the program's own code
- * runs, the loader has mapped them, and the maps are worth reading
- * again while the process is still alive.
+ * Tell userspace when a user stack of this pid first holds a frame in
+ * [notify_lo, notify_hi), with the stack's id.  Set after an exec with
+ * the whole address space: userspace reads a process's maps and symbol
+ * tables at its first sample, not at its exec, so a process that never
+ * runs on a sampled CPU costs nothing.  Set again with the executable's
+ * code when that first sample was still in the loader: the maps read
+ * then lacked the shared libraries the loader was about to map; once
+ * the program's own code runs, they are mapped, and worth reading again
+ * while the process is still alive.
  */
 #define PROFILE_PID_F_NOTIFY	0x1
+/*
+ * Not looked at yet (set with NOTIFY after an exec): its on-CPU samples
+ * are dropped, and its off-CPU waits kept as pending, until userspace
+ * has read its maps and rewritten its config, as for an unknown pid: a
+ * sample counted before then could not be named once the process is
+ * gone.
+ */
+#define PROFILE_PID_F_PENDING	0x2
 
 /* What a count measures. */
 enum profile_kind {
@@ -81,7 +92,7 @@ enum profile_event_type {
 	PROFILE_EVENT_UNKNOWN_PID = 1,	/* first sample of a pid */
 	PROFILE_EVENT_EXEC = 2,
 	PROFILE_EVENT_EXIT = 3,		/* the whole process is gone */
-	PROFILE_EVENT_SAMPLED = 4,	/* first sample since NOTIFY was set */
+	PROFILE_EVENT_SAMPLED = 4,	/* NOTIFY hit: the stack's id in arg */
 	PROFILE_EVENT_PYSTACK = 5,	/* a new Python stack: id in arg */
 };
 
@@ -89,7 +100,10 @@ struct profile_event {
 	__u32	type;
 	__u32	pid;
 	char	comm[PROFILE_COMM_LEN];
-	__u64	arg;			/* PYSTACK: the Python stack's id */
+	__u64	arg;			/* PYSTACK: the Python stack's id;
+					   SAMPLED: the user stack's id;
+					   EXEC: 1 if BPF profiles it
+					   already (exec_profiled) */
 	__u64	arg2;			/* PYSTACK: the native stack's id */
 };
 

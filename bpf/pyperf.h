@@ -239,7 +239,8 @@ py_event_send(__u32 pid, __u64 id, __u64 ustack)
 	ev.arg = id;
 	ev.arg2 = ustack;
 	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) != 0)
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev),
+	    BPF_RB_FORCE_WAKEUP) != 0)
 		stat_add(PROFILE_STAT_RINGBUF_LOST, 1);
 }
 

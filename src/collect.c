@@ -12,6 +12,9 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -609,6 +612,14 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	stacknames_round_end(c->names);
 	pids_round_end(c->pids);
 	resolve_round_end(c->resolve);
+#ifdef __GLIBC__
+	/*
+	 * A round frees what it built, and tables dropped from the caches
+	 * leave holes under live allocations that free() never gives back:
+	 * return those pages, so that the daemon's RSS is what it holds.
+	 */
+	malloc_trim(0);
+#endif
 	c->rounds++;
 	c->start_real = now;
 	c->last_ms = (collect_now(CLOCK_MONOTONIC) - t0) / 1e6;

@@ -99,7 +99,7 @@ const struct config_key config_keys[] = {
 	    1, 100000, NULL, "20", CONFIG_LIVE,
 	    "rounds an unused symbol table is kept" },
 	{ "symbols", "cache_bytes", CONFIG_INT, OFF(symbol_cache_bytes),
-	    1048576, 1LL << 40, NULL, "268435456", CONFIG_LIVE,
+	    1048576, 1LL << 40, NULL, "8388608", CONFIG_LIVE,
 	    "memory of the symbol tables kept loaded, bytes" },
 	{ "symbols", "demangle", CONFIG_ENUM, OFF(demangle), 0, 0,
 	    demangle_enum, "simplified", CONFIG_LIVE,

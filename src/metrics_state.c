@@ -177,9 +177,17 @@ metrics_state_write(FILE *f, struct ebpfspyd *d, const char *listen)
 	if (d->pids == NULL)
 		json_null(j, "pids");
 	else {
+		struct pids_stats	 ps;
+
+		pids_stats(d->pids, &ps);
 		json_object_begin(j, "pids");
 		json_uint(j, "alive", pids_count(d->pids, PIDS_ALIVE));
 		json_uint(j, "dead", pids_count(d->pids, PIDS_DEAD));
+		json_uint(j, "requests", ps.requests);
+		json_uint(j, "execs", ps.execs);
+		json_uint(j, "exits", ps.exits);
+		json_uint(j, "loaded", ps.loads);
+		json_uint(j, "maps_reads", ps.maps_reads);
 		json_object_end(j);
 	}
 

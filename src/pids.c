@@ -5,9 +5,19 @@
  *
  *   unknown pid (first sample) -> look the process up, decide its type,
  *                                 capture its maps, write its config
- *   exec                       -> the same again: new image, new type
+ *   exec                       -> decide whether it is profiled, cheaply
+ *                                 (labels wait unless targets_only needs
+ *                                 them), and ask BPF for its first sample
+ *   sampled (first sample)     -> read its maps once: Python or not, its
+ *                                 symbol tables, and whether it ran its
+ *                                 own code yet (else: ask again when it
+ *                                 does, and read the maps again then)
  *   exit                       -> dead: its samples of this round are
  *                                 still named; forgotten at round end
+ *
+ * Most processes a machine starts are never sampled at 97 Hz (a shell's
+ * true, sed, cc1 in its first milliseconds): they cost their exec and
+ * exit events, not a read of their maps and files.
  *
  * Every 10 rounds the BPF map is swept for entries the daemon does not
  * know (a lost event): pids that are gone are deleted, live ones asked
@@ -52,6 +62,7 @@ struct pids {
 	size_t			 ndead;
 	uint64_t		 round;
 	uint64_t		 requests, execs, exits, swept;
+	uint64_t		 loads;		/* first maps reads */
 };
 
 struct pids *
@@ -156,23 +167,22 @@ pids_remove(struct pids *p, pid_t pid)
 	}
 }
 
-/* Write what BPF should do with this pid. */
 /*
  * The code of a process's executable: its executable mappings of the
  * file /proc/PID/exe is.  0, 0 when not found.
  */
 static void
-pids_exe_range(pid_t pid, uint64_t *lo, uint64_t *hi)
+pids_exe_range(pid_t pid, const struct procmaps *maps, uint64_t *lo,
+    uint64_t *hi)
 {
 	const struct procmaps_entry	*e;
-	struct procmaps			*maps;
 	struct stat			 sb;
 	char				 path[64];
 	size_t				 i;
 
 	*lo = *hi = 0;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if (stat(path, &sb) == -1 || (maps = procmaps_read(pid)) == NULL)
+	if (maps == NULL || stat(path, &sb) == -1)
 		return;
 	for (i = 0; i < maps->n; i++) {
 		e = &maps->v[i];
@@ -184,45 +194,59 @@ pids_exe_range(pid_t pid, uint64_t *lo, uint64_t *hi)
 		if (e->end > *hi)
 			*hi = e->end;
 	}
-	procmaps_free(maps);
 }
 
+/* Does the stored stack id hold a frame in [lo, hi)? */
+static int
+pids_stack_in(struct pids *p, uint64_t id, uint64_t lo, uint64_t hi)
+{
+	struct profile_stack	 st;
+	size_t			 i;
+
+	if (id == 0 || bpf_map_lookup_elem(session_stacks_fd(p->session), &id,
+	    &st) != 0)
+		return 0;
+	for (i = 0; i < PROFILE_STACK_DEPTH && st.ip[i] != 0; i++) {
+		if (st.ip[i] >= lo && st.ip[i] < hi)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Write what BPF should do with this pid.  Its first sample is asked
+ * for until its maps are read, then again while libpython may still be
+ * mapped, or until it runs its executable's code.
+ */
 static void
-pids_write_config(struct pids *p, struct pids_proc *proc, int flags)
+pids_write_config(struct pids *p, struct pids_proc *proc)
 {
 	struct profile_pid_config	 cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = flags;
-	if (flags & PROFILE_PID_F_NOTIFY) {
-		uint64_t	 lo, hi;
-
-		pids_exe_range(proc->pid, &lo, &hi);
-		if (proc->py_pending)
-			lo = hi = 0;	/* any frame: libpython may be in */
-		cfg.notify_lo = lo;
-		cfg.notify_hi = hi != 0 ? hi : UINT64_MAX; /* 0: any frame */
+	if ((proc->type == PROFILE_PID_FP || proc->type == PROFILE_PID_PYTHON) &&
+	    !proc->kthread && proc->pid != 0) {
+		if (!proc->loaded) {
+			/* Samples wait until we have looked. */
+			cfg.flags = PROFILE_PID_F_NOTIFY | PROFILE_PID_F_PENDING;
+			cfg.notify_lo = 0;
+			cfg.notify_hi = UINT64_MAX;	/* any frame */
+		} else if (proc->py_pending && proc->py_tries < PIDS_PY_TRIES) {
+			cfg.flags = PROFILE_PID_F_NOTIFY;
+			cfg.notify_lo = 0;
+			cfg.notify_hi = UINT64_MAX;
+		} else if (proc->wait_exe) {
+			cfg.flags = PROFILE_PID_F_NOTIFY;
+			cfg.notify_lo = proc->exe_lo;
+			cfg.notify_hi = proc->exe_hi;
+		}
 	}
 	cfg.type = proc->type;
 	cfg.collect_user = p->conf->collect_user && !proc->kthread;
 	cfg.collect_kernel = p->conf->collect_kernel;
-	if (session_pid_set(p->session, proc->pid, &cfg) == -1)
+	if (session_pid_set(p->session, proc->pid, &cfg) == -1 &&
+	    errno != ENOENT)
 		log_warn("pid %d: write BPF pid config", (int)proc->pid);
-}
-
-/*
- * Capture what names a profiled process's frames, if not done yet.  A
- * read of /proc/PID/maps can fail while the process execs: try again at
- * its next event and when its samples are named.
- */
-static void
-pids_open_maps(struct pids *p, struct pids_proc *proc)
-{
-	if (proc->rp != NULL || (proc->type != PROFILE_PID_FP &&
-	    proc->type != PROFILE_PID_PYTHON) ||
-	    proc->kthread || proc->state != PIDS_ALIVE)
-		return;
-	proc->rp = resolve_proc_open(p->resolve, proc->pid);
 }
 
 /*
@@ -232,7 +256,8 @@ pids_open_maps(struct pids *p, struct pids_proc *proc)
  * pending: asked again at its next samples.
  */
 static void
-pids_python_detect(struct pids *p, struct pids_proc *proc)
+pids_python_detect(struct pids *p, struct pids_proc *proc,
+    const struct procmaps *maps)
 {
 	python_proc_close(p->python, proc->py);
 	proc->py = NULL;
@@ -241,7 +266,8 @@ pids_python_detect(struct pids *p, struct pids_proc *proc)
 		proc->type = PROFILE_PID_FP;
 	if (proc->type != PROFILE_PID_FP || proc->kthread || proc->pid == 0)
 		return;
-	proc->py = python_proc_open(p->python, proc->pid, &proc->py_pending);
+	proc->py = python_proc_open(p->python, proc->pid, maps,
+	    &proc->py_pending);
 	if (proc->py != NULL)
 		proc->type = PROFILE_PID_PYTHON;
 }
@@ -271,6 +297,7 @@ pids_target(struct pids *p, struct pids_proc *proc)
 		f.cg = &cg;
 	target_labels_free(proc->labels);
 	proc->labels = target_labels(p->conf, &f);
+	proc->labels_pending = 0;
 	if (proc->labels == NULL ||
 	    (proc->kthread && !p->conf->collect_kthreads))
 		proc->type = PROFILE_PID_NONE;
@@ -279,8 +306,40 @@ pids_target(struct pids *p, struct pids_proc *proc)
 }
 
 /*
- * Decide how a process is profiled, and capture what names its frames:
- * its maps and symbol tables are read now, while it is alive.
+ * The labels an exec left for later: without targets_only every process
+ * is profiled, and what its target is only matters once it has samples.
+ */
+static void
+pids_labels(struct pids *p, struct pids_proc *proc)
+{
+	int	 type = proc->type;
+
+	if (!proc->labels_pending)
+		return;
+	pids_target(p, proc);
+	if (proc->type != PROFILE_PID_NONE)
+		proc->type = type;
+}
+
+/* Forget what the process's previous image made us read. */
+static void
+pids_unload(struct pids *p, struct pids_proc *proc)
+{
+	python_proc_close(p->python, proc->py);
+	proc->py = NULL;
+	proc->py_pending = 0;
+	proc->py_tries = 0;
+	if (proc->type == PROFILE_PID_PYTHON)
+		proc->type = PROFILE_PID_FP;
+	resolve_proc_close(p->resolve, proc->rp);
+	proc->rp = NULL;
+	proc->loaded = 0;
+	proc->wait_exe = 0;
+}
+
+/*
+ * Decide how a process is profiled: its comm, its target.  Its maps are
+ * read by pids_load.
  */
 static void
 pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
@@ -292,13 +351,103 @@ pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
 	if (comm != NULL)
 		snprintf(proc->comm, sizeof(proc->comm), "%s", comm);
 	proc->kthread = proc_is_kthread(proc->pid);
+	pids_unload(p, proc);
 	pids_target(p, proc);
-	proc->py_tries = 0;
-	pids_python_detect(p, proc);
-	resolve_proc_close(p->resolve, proc->rp);
-	proc->rp = NULL;
-	pids_open_maps(p, proc);
 	proc->evaluated = 1;
+}
+
+/*
+ * The same at an exec, as cheaply as it can be done for processes that
+ * are mostly never sampled: the event's comm is the new image's, a
+ * process that execs is no kernel thread, and the target is looked up
+ * now only if it decides whether the process is profiled at all.
+ */
+static void
+pids_exec(struct pids *p, struct pids_proc *proc, const char *comm)
+{
+	if (*comm != '\0')
+		snprintf(proc->comm, sizeof(proc->comm), "%s", comm);
+	else if (proc_comm(proc->pid, proc->comm, sizeof(proc->comm)) == -1)
+		snprintf(proc->comm, sizeof(proc->comm), "[%d]",
+		    (int)proc->pid);
+	proc->kthread = 0;
+	pids_unload(p, proc);
+	if (p->conf->targets_only)
+		pids_target(p, proc);
+	else {
+		target_labels_free(proc->labels);
+		proc->labels = NULL;
+		proc->labels_pending = 1;
+		proc->type = PROFILE_PID_FP;
+	}
+	proc->evaluated = 1;
+}
+
+/*
+ * Capture what names a profiled process's frames, once its first sample
+ * shows it is worth it: one read of its maps tells whether it is Python,
+ * where its executable's code is, and which symbol tables it needs.
+ * stack is the id of that sample's user stack after an exec (0 for
+ * none): if it holds no frame of the executable's code, the process is
+ * still in the loader, and its maps are read again when it is.  A read
+ * can fail while the process execs: then again when its samples are
+ * named.
+ */
+static void
+pids_load(struct pids *p, struct pids_proc *proc, int exec, uint64_t stack)
+{
+	struct procmaps	*maps;
+
+	pids_labels(p, proc);
+	if ((proc->type != PROFILE_PID_FP && proc->type != PROFILE_PID_PYTHON) ||
+	    proc->kthread || proc->state != PIDS_ALIVE)
+		return;
+	if (proc->loaded) {
+		if (proc->rp == NULL)
+			proc->rp = resolve_proc_open(p->resolve, proc->pid);
+		return;
+	}
+	proc->loaded = 1;
+	p->loads++;
+	maps = procmaps_read(proc->pid);
+	log_debug("pid %d (%s): maps read at its first sample", (int)proc->pid,
+	    proc->comm);
+	pids_python_detect(p, proc, maps);
+	proc->wait_exe = 0;
+	if (exec && maps != NULL) {
+		pids_exe_range(proc->pid, maps, &proc->exe_lo, &proc->exe_hi);
+		if (proc->exe_lo >= proc->exe_hi) {
+			/* Not found: any frame will do. */
+			proc->exe_lo = 0;
+			proc->exe_hi = UINT64_MAX;
+			proc->wait_exe = 1;
+		} else
+			proc->wait_exe = !pids_stack_in(p, stack,
+			    proc->exe_lo, proc->exe_hi);
+	}
+	proc->rp = resolve_proc_open_maps(p->resolve, proc->pid, maps);
+}
+
+/*
+ * The process runs its own code now, or may have mapped libpython: read
+ * its maps again, once for both.
+ */
+static void
+pids_reload(struct pids *p, struct pids_proc *proc)
+{
+	struct procmaps	*maps;
+
+	maps = procmaps_read(proc->pid);
+	if (proc->py_pending) {
+		pids_python_detect(p, proc, maps);
+		if (proc->py_pending)
+			proc->py_tries++;
+	}
+	proc->wait_exe = 0;
+	if (proc->rp != NULL)
+		resolve_proc_refresh_maps(p->resolve, proc->rp, maps);
+	else
+		proc->rp = resolve_proc_open_maps(p->resolve, proc->pid, maps);
 }
 
 static struct pids_proc *
@@ -327,8 +476,8 @@ pids_idle(struct pids *p)
 		return proc;
 	proc = pids_new(p, 0);
 	snprintf(proc->comm, sizeof(proc->comm), "swapper");
-	pids_target(p, proc);
 	proc->kthread = 1;
+	pids_target(p, proc);
 	proc->type = PROFILE_PID_FP;
 	proc->evaluated = 1;
 	return proc;
@@ -357,6 +506,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 	struct pids_proc	*proc;
 	char			 comm[PROFILE_COMM_LEN];
 	pid_t			 pid = ev->pid;
+	int			 known;
 
 	memcpy(comm, ev->comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
@@ -365,7 +515,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		p->requests++;
 		if (pid == 0) {
 			/* The idle task, asked for when collect_idle is on. */
-			pids_write_config(p, pids_idle(p), 0);
+			pids_write_config(p, pids_idle(p));
 			break;
 		}
 		if (!proc_exists(pid)) {
@@ -373,12 +523,12 @@ pids_event(struct pids *p, const struct profile_event *ev)
 			session_pid_delete(p->session, pid);
 			return;
 		}
+		/* Its first sample: it is worth its maps now. */
 		proc = pids_fresh(p, pid);
 		if (!proc->evaluated)
 			pids_evaluate(p, proc, comm);
-		else
-			pids_open_maps(p, proc);
-		pids_write_config(p, proc, 0);
+		pids_load(p, proc, 0, 0);
+		pids_write_config(p, proc);
 		log_debug("pid %d (%s): %s", (int)pid, proc->comm,
 		    proc->type == PROFILE_PID_FP ? "profiled" :
 		    proc->type == PROFILE_PID_PYTHON ? "profiled, Python" :
@@ -386,26 +536,29 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		break;
 	case PROFILE_EVENT_EXEC:
 		p->execs++;
+		known = (proc = pids_find(p, pid)) != NULL &&
+		    proc->state == PIDS_ALIVE;
 		proc = pids_fresh(p, pid);
-		pids_evaluate(p, proc, comm);
-		/* Its libraries are not mapped yet: look again when sampled. */
-		pids_write_config(p, proc, PROFILE_PID_F_NOTIFY);
+		pids_exec(p, proc, comm);
+		/*
+		 * arg: BPF profiles it already, and asks for its first
+		 * sample, as pids_write_config would.  Unless it waits for
+		 * our answer (targets_only, then or now), or we wrote its
+		 * config before this event reached us (its fork was
+		 * sampled): that write may have undone BPF's.
+		 */
+		if (ev->arg == 0 || p->conf->targets_only || known)
+			pids_write_config(p, proc);
 		break;
 	case PROFILE_EVENT_SAMPLED:
 		if ((proc = pids_find(p, pid)) == NULL ||
 		    proc->state != PIDS_ALIVE)
 			break;
-		if (proc->rp != NULL)
-			resolve_proc_refresh(p->resolve, proc->rp);
+		if (!proc->loaded)
+			pids_load(p, proc, 1, ev->arg);
 		else
-			pids_open_maps(p, proc);
-		/* Waiting for libpython: has the loader mapped it now? */
-		if (proc->py_pending) {
-			pids_python_detect(p, proc);
-			pids_write_config(p, proc, proc->py_pending &&
-			    ++proc->py_tries < PIDS_PY_TRIES ?
-			    PROFILE_PID_F_NOTIFY : 0);
-		}
+			pids_reload(p, proc);
+		pids_write_config(p, proc);
 		break;
 	case PROFILE_EVENT_PYSTACK:
 		/* A new Python stack: read its code objects now. */
@@ -417,8 +570,11 @@ pids_event(struct pids *p, const struct profile_event *ev)
 			resolve_proc_refresh(p->resolve, proc->rp);
 		break;
 	case PROFILE_EVENT_EXIT:
+		/*
+		 * BPF has deleted its entry already: this event may come a
+		 * while later, when the pid may be another process's.
+		 */
 		p->exits++;
-		session_pid_delete(p->session, pid);
 		if ((proc = pids_find(p, pid)) != NULL)
 			proc->state = PIDS_DEAD;
 		break;
@@ -434,16 +590,17 @@ pids_get(struct pids *p, pid_t pid)
 	struct pids_proc	*proc;
 
 	if ((proc = pids_find(p, pid)) != NULL) {
-		pids_open_maps(p, proc);
+		pids_load(p, proc, 0, 0);
 		return proc;
 	}
 	if (pid == 0)
 		return pids_idle(p);
 	/* Counted before a restart of our state: look at it now. */
 	proc = pids_new(p, pid);
-	if (proc_exists(pid))
+	if (proc_exists(pid)) {
 		pids_evaluate(p, proc, NULL);
-	else
+		pids_load(p, proc, 0, 0);
+	} else
 		proc->state = PIDS_DEAD;
 	return proc;
 }
@@ -475,7 +632,8 @@ pids_sweep(struct pids *p)
 			/* Its request was lost: answer it now. */
 			proc = pids_new(p, next);
 			pids_evaluate(p, proc, NULL);
-			pids_write_config(p, proc, 0);
+			pids_load(p, proc, 0, 0);
+			pids_write_config(p, proc);
 		}
 	}
 	for (i = 0; i < ngone; i++) {
@@ -528,6 +686,7 @@ void
 pids_configure(struct pids *p, const struct config *conf)
 {
 	struct pids_proc	*proc;
+	struct procmaps		*maps;
 	size_t			 i;
 	int			 was = python_is_enabled(p->python);
 
@@ -537,15 +696,21 @@ pids_configure(struct pids *p, const struct config *conf)
 		if ((proc = p->v[i]) == NULL || proc->state != PIDS_ALIVE)
 			continue;
 		pids_target(p, proc);
-		/* Python (src/python.c): walk it again, or stop. */
+		/*
+		 * Python (src/python.c): walk it again, or stop.  One not
+		 * sampled yet is looked at when it is.
+		 */
 		if (was != python_is_enabled(p->python) ||
-		    proc->type != PROFILE_PID_FP)
-			pids_python_detect(p, proc);
-		else if (proc->py != NULL)
+		    proc->type != PROFILE_PID_FP) {
+			maps = proc->loaded && proc->type == PROFILE_PID_FP ?
+			    procmaps_read(proc->pid) : NULL;
+			pids_python_detect(p, proc, maps);
+			procmaps_free(maps);
+		} else if (proc->py != NULL)
 			proc->type = PROFILE_PID_PYTHON;
-		if (proc->type == PROFILE_PID_FP)
-			pids_open_maps(p, proc);
-		pids_write_config(p, proc, 0);
+		if (proc->type == PROFILE_PID_FP && proc->loaded)
+			pids_load(p, proc, 0, 0);
+		pids_write_config(p, proc);
 	}
 }
 
@@ -590,11 +755,24 @@ pids_log_state(struct pids *p)
 	}
 	log_info("pids: %zu tracked (%zu alive, %zu dead, %zu profiled), "
 	    "%zu in the BPF pid map, %llu requests, %llu execs, %llu exits, "
-	    "%llu swept", p->count, pids_count(p, PIDS_ALIVE),
-	    pids_count(p, PIDS_DEAD), profiled, pids_bpf_entries(p), (unsigned long long)p->requests,
-	    (unsigned long long)p->execs, (unsigned long long)p->exits,
-	    (unsigned long long)p->swept);
+	    "%llu swept, %llu loaded at their first sample, maps read %llu "
+	    "times", p->count, pids_count(p, PIDS_ALIVE),
+	    pids_count(p, PIDS_DEAD), profiled, pids_bpf_entries(p),
+	    (unsigned long long)p->requests, (unsigned long long)p->execs,
+	    (unsigned long long)p->exits, (unsigned long long)p->swept,
+	    (unsigned long long)p->loads,
+	    (unsigned long long)procmaps_reads());
 	python_log_state(p->python);
+}
+
+void
+pids_stats(struct pids *p, struct pids_stats *st)
+{
+	st->requests = p->requests;
+	st->execs = p->execs;
+	st->exits = p->exits;
+	st->loads = p->loads;
+	st->maps_reads = procmaps_reads();
 }
 
 struct python *

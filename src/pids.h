@@ -29,11 +29,23 @@ struct pids_proc {
 	char			 comm[PROFILE_COMM_LEN];
 	int			 kthread;
 	int			 evaluated;
+	int			 loaded;	/* maps read since its exec */
+	int			 wait_exe;	/* read again in its code */
+	uint64_t		 exe_lo, exe_hi; /* its executable's code */
 	struct target_labels	*labels;	/* of its target */
+	int			 labels_pending; /* looked up when sampled */
 	struct resolve_proc	*rp;
 	struct python_proc	*py;		/* type PYTHON: src/python.c */
 	int			 py_pending;	/* libpython not mapped yet */
 	int			 py_tries;
+};
+
+struct pids_stats {
+	uint64_t	 requests;	/* first samples of unknown pids */
+	uint64_t	 execs;
+	uint64_t	 exits;
+	uint64_t	 loads;		/* maps read at a first sample */
+	uint64_t	 maps_reads;	/* /proc/PID/maps reads, all causes */
 };
 
 struct pids	*pids_create(struct session *, struct resolve *,
@@ -47,6 +59,7 @@ void		 pids_round_end(struct pids *);
 void		 pids_log_state(struct pids *);
 size_t		 pids_count(struct pids *, enum pids_state);
 size_t		 pids_bpf_entries(struct pids *);
+void		 pids_stats(struct pids *, struct pids_stats *);
 struct python	*pids_python(struct pids *);
 
 #endif

@@ -30,6 +30,9 @@
 #define PROCMAPS_PATHS_MAX	(16 * 1024 * 1024)
 #define PROCMAPS_DELETED	" (deleted)"
 
+/* Reads of /proc/PID/maps since start: a cost to keep low. */
+static uint64_t		 procmaps_nreads;
+
 struct procmaps_parser {
 	struct procmaps_entry	*v;
 	size_t			*offs;		/* path offsets, fixed at end */
@@ -279,6 +282,7 @@ procmaps_parse(FILE *f)
 	m->v = ps.v;
 	m->n = ps.n;
 	m->paths = ps.paths;
+	m->paths_len = ps.paths_len;
 	for (i = 0; i < m->n; i++)
 		m->v[i].path = m->paths + ps.offs[i];
 	free(ps.offs);
@@ -313,6 +317,7 @@ procmaps_read(pid_t pid)
 	int		 saved;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	procmaps_nreads++;
 	if ((f = fopen(path, "re")) == NULL)
 		return NULL;
 	m = procmaps_parse(f);
@@ -320,6 +325,35 @@ procmaps_read(pid_t pid)
 	fclose(f);
 	errno = saved;
 	return m;
+}
+
+uint64_t
+procmaps_reads(void)
+{
+	return procmaps_nreads;
+}
+
+/* A copy for another owner, so that one read serves two. */
+struct procmaps *
+procmaps_copy(const struct procmaps *m)
+{
+	struct procmaps	*c;
+	size_t		 i;
+
+	c = xcalloc(1, sizeof(*c));
+	if (m->n > 0) {
+		c->v = xreallocarray(NULL, m->n, sizeof(*c->v));
+		memcpy(c->v, m->v, m->n * sizeof(*c->v));
+		c->n = m->n;
+	}
+	if (m->paths != NULL && m->paths_len > 0) {
+		c->paths = xmalloc(m->paths_len);
+		memcpy(c->paths, m->paths, m->paths_len);
+		c->paths_len = m->paths_len;
+	}
+	for (i = 0; i < c->n; i++)
+		c->v[i].path = c->paths + (m->v[i].path - m->paths);
+	return c;
 }
 
 void

@@ -30,12 +30,15 @@ struct procmaps {
 	struct procmaps_entry	*v;
 	size_t			 n;
 	char			*paths;		/* every path, one block */
+	size_t			 paths_len;
 };
 
 struct procmaps	*procmaps_parse(FILE *);
 struct procmaps	*procmaps_parse_buf(const char *, size_t);
 struct procmaps	*procmaps_read(pid_t);
+struct procmaps	*procmaps_copy(const struct procmaps *);
 void		 procmaps_free(struct procmaps *);
+uint64_t	 procmaps_reads(void);
 const struct procmaps_entry *procmaps_lookup(const struct procmaps *,
 		    uint64_t);
 const char	*procmaps_basename(const struct procmaps_entry *);

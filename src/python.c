@@ -3,9 +3,9 @@
  * (bpf/pyperf.h) can walk, what it needs to know of each (the py_info
  * map), and the names of the frames it stores.
  *
- * Detection, when a pid is first seen or execs: a mapped ELF file -- the
- * executable, or a file named libpython* or python* -- that defines
- * _PyRuntime.  The version is Py_Version (3.11+) or else the file's
+ * Detection, at a pid's first sample (after an exec too), from the maps
+ * the caller read: a mapped ELF file -- the executable, or a file named
+ * libpython* or python* -- that defines _PyRuntime.  The version is Py_Version (3.11+) or else the file's
  * name; the offsets come from the table of src/python_table.c, checked
  * against what the file itself says (the autoTSSkey offset decoded from
  * PyGILState_GetThisThreadState, and 3.13's _Py_DebugOffsets).  An
@@ -403,14 +403,14 @@ python_refuse(struct python *py, pid_t pid, int why,
 }
 
 struct python_proc *
-python_proc_open(struct python *py, pid_t pid, int *pending)
+python_proc_open(struct python *py, pid_t pid, const struct procmaps *maps,
+    int *pending)
 {
 	const struct procmaps_entry	*e, *interp = NULL;
 	const struct python_version	*v;
 	struct python_file		*f, *fi = NULL;
 	struct python_proc		*pp;
 	struct profile_py_info		 pi;
-	struct procmaps			*maps;
 	struct stat			 exe;
 	char				 path[64];
 	size_t				 i;
@@ -419,12 +419,10 @@ python_proc_open(struct python *py, pid_t pid, int *pending)
 	__u32				 key = pid;
 
 	*pending = 0;
-	if (!py->enabled || pid <= 0)
+	if (!py->enabled || pid <= 0 || maps == NULL)
 		return NULL;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	have_exe = stat(path, &exe) == 0;
-	if ((maps = procmaps_read(pid)) == NULL)
-		return NULL;
 	for (i = 0; i < maps->n; i++) {
 		e = &maps->v[i];
 		if (strncmp(procmaps_basename(e), "ld-musl", 7) == 0)
@@ -441,7 +439,6 @@ python_proc_open(struct python *py, pid_t pid, int *pending)
 	}
 	if (fi == NULL) {
 		*pending = needs;
-		procmaps_free(maps);
 		return NULL;
 	}
 	if (fi->refusal < 0 && !musl &&
@@ -450,12 +447,10 @@ python_proc_open(struct python *py, pid_t pid, int *pending)
 	if (fi->refusal >= 0 || musl) {
 		python_refuse(py, pid, fi->refusal >= 0 ? fi->refusal :
 		    musl ? PYTHON_REFUSE_LIBC : PYTHON_REFUSE_LAYOUT, interp);
-		procmaps_free(maps);
 		return NULL;
 	}
 #if !defined(__x86_64__)
 	python_refuse(py, pid, PYTHON_REFUSE_ARCH, interp);
-	procmaps_free(maps);
 	return NULL;
 #endif
 	v = python_table_find(fi->minor);
@@ -479,7 +474,6 @@ python_proc_open(struct python *py, pid_t pid, int *pending)
 	if (bpf_map_update_elem(session_pyinfo_fd(py->session), &key, &pi,
 	    BPF_ANY) != 0) {
 		python_refuse(py, pid, PYTHON_REFUSE_BPF, interp);
-		procmaps_free(maps);
 		return NULL;
 	}
 	pp = xcalloc(1, sizeof(*pp));
@@ -488,7 +482,7 @@ python_proc_open(struct python *py, pid_t pid, int *pending)
 	pp->ver = v;
 	pp->dev = makedev(interp->dev_major, interp->dev_minor);
 	pp->ino = interp->inode;
-	pp->maps = maps;
+	pp->maps = procmaps_copy(maps);
 	clock_gettime(CLOCK_MONOTONIC, &pp->maps_time);
 	pp->sym = pysym_create(pid, &v->lay);
 	TAILQ_INSERT_TAIL(&py->procs, pp, entry);

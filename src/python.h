@@ -8,6 +8,7 @@
 #include "bpf/profile.h"
 
 struct config;
+struct procmaps;
 struct python;
 struct python_proc;
 struct session;
@@ -47,13 +48,15 @@ void		 python_configure(struct python *, const struct config *);
 int		 python_is_enabled(const struct python *);
 
 /*
- * Is pid a CPython interpreter the walker can walk?  Then its
+ * Is pid, whose maps are given (NULL: gone), a CPython interpreter the
+ * walker can walk?  Then its
  * interpreter is described to BPF and a python_proc returned.  NULL
  * when it is not Python, when it is refused (counted; the process is
  * profiled natively), or -- *pending set -- when its executable links
  * libpython and the loader has not mapped it yet: ask again later.
  */
-struct python_proc *python_proc_open(struct python *, pid_t, int *);
+struct python_proc *python_proc_open(struct python *, pid_t,
+		    const struct procmaps *, int *);
 void		 python_proc_close(struct python *, struct python_proc *);
 /*
  * A new stack of the process, and the native stack of its sample: read

@@ -258,10 +258,16 @@ resolve_perfmap_open(struct resolve *r, struct resolve_proc *rp)
 struct resolve_proc *
 resolve_proc_open(struct resolve *r, pid_t pid)
 {
-	struct resolve_proc	*rp;
-	struct procmaps		*maps;
+	return resolve_proc_open_maps(r, pid, procmaps_read(pid));
+}
 
-	if ((maps = procmaps_read(pid)) == NULL) {
+/* With maps the caller read, which rp takes; NULL if there are none. */
+struct resolve_proc *
+resolve_proc_open_maps(struct resolve *r, pid_t pid, struct procmaps *maps)
+{
+	struct resolve_proc	*rp;
+
+	if (maps == NULL) {
 		log_debug("pid %d: cannot read maps", (int)pid);
 		return NULL;
 	}
@@ -278,9 +284,16 @@ resolve_proc_open(struct resolve *r, pid_t pid)
 void
 resolve_proc_refresh(struct resolve *r, struct resolve_proc *rp)
 {
-	struct procmaps	*maps;
+	if (rp != NULL)
+		resolve_proc_refresh_maps(r, rp, procmaps_read(rp->pid));
+}
 
-	if (rp == NULL || (maps = procmaps_read(rp->pid)) == NULL)
+/* The same with maps the caller read, which rp takes. */
+void
+resolve_proc_refresh_maps(struct resolve *r, struct resolve_proc *rp,
+    struct procmaps *maps)
+{
+	if (maps == NULL)
 		return;
 	if (resolve_start_time(rp->pid, &rp->start_time) == -1)
 		rp->start_time = 0;

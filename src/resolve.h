@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 struct config;
+struct procmaps;
 struct resolve;
 struct resolve_proc;
 
@@ -31,10 +32,15 @@ void		 resolve_configure(struct resolve *, const struct config *);
  * symbol tables of their files, captured when opened so that a process
  * that exits before the round still gets names.  resolve_proc_open is
  * NULL when the process is gone; resolve_user takes NULL and names every
- * frame unknown.
+ * frame unknown.  The _maps variants take maps the caller has read (and
+ * shared with others), and keep them.
  */
 struct resolve_proc *resolve_proc_open(struct resolve *, pid_t);
+struct resolve_proc *resolve_proc_open_maps(struct resolve *, pid_t,
+		    struct procmaps *);
 void		 resolve_proc_refresh(struct resolve *, struct resolve_proc *);
+void		 resolve_proc_refresh_maps(struct resolve *,
+		    struct resolve_proc *, struct procmaps *);
 void		 resolve_proc_close(struct resolve *, struct resolve_proc *);
 
 /*

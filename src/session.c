@@ -27,6 +27,14 @@
 #include "session.h"
 #include "xmalloc.h"
 
+/*
+ * Execs and exits do not wake the daemon (bpf/profile.bpf.c): they are
+ * read this often, or before an event that does wake it.  The ring
+ * buffer (ringbuf_kb, 256 KiB: 4,600 events) holds far more than this
+ * much time of them.
+ */
+#define SESSION_DRAIN_SECS	0.25
+
 struct session_cpu {
 	int		 cpu;
 	int		 fd;
@@ -38,6 +46,7 @@ struct session {
 	struct profile_bpf	*skel;
 	struct ring_buffer	*rb;
 	ev_io			 rb_ev;
+	ev_timer		 drain_ev;
 	session_event_cb	 cb;
 	void			*cb_arg;
 
@@ -227,10 +236,21 @@ session_set_knobs(struct session *s, const struct config *conf)
 	s->skel->bss->offcpu_max_ns = conf->offcpu_max_block_us * 1000ULL;
 	/* Python frames walked: bpf/pyperf.h. */
 	s->skel->data->py_depth = conf->python_depth;
+	/* Without targets_only, no exec waits for our answer. */
+	s->skel->bss->exec_profiled = !conf->targets_only;
 }
 
 static void
 session_rb_cb(EV_P_ ev_io *w, int revents)
+{
+	struct session	*s = w->data;
+
+	session_drain_events(s);
+}
+
+/* Events that did not wake us (bpf/profile.bpf.c): read them now. */
+static void
+session_drain_cb(EV_P_ ev_timer *w, int revents)
 {
 	struct session	*s = w->data;
 
@@ -334,6 +354,10 @@ session_open(struct ev_loop *loop, const struct config *conf,
 	    EV_READ);
 	s->rb_ev.data = s;
 	ev_io_start(loop, &s->rb_ev);
+	ev_timer_init(&s->drain_ev, session_drain_cb, SESSION_DRAIN_SECS,
+	    SESSION_DRAIN_SECS);
+	s->drain_ev.data = s;
+	ev_timer_start(loop, &s->drain_ev);
 
 	s->exec_link = bpf_program__attach(s->skel->progs.on_exec);
 	if ((err = libbpf_get_error(s->exec_link)) != 0) {
@@ -369,6 +393,7 @@ session_close(struct session *s)
 	bpf_link__destroy(s->exit_link);
 	if (s->rb != NULL) {
 		ev_io_stop(s->loop, &s->rb_ev);
+		ev_timer_stop(s->loop, &s->drain_ev);
 		ring_buffer__free(s->rb);
 	}
 	profile_bpf__destroy(s->skel);
@@ -414,8 +439,13 @@ session_pid_set(struct session *s, pid_t pid,
 {
 	__u32	 key = pid;
 
+	/*
+	 * Only over an entry BPF made (a placeholder, an exec): one that
+	 * BPF deleted at the process's exit, before we got here, stays
+	 * deleted (ENOENT).
+	 */
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pid_config), &key,
-	    cfg, BPF_ANY) != 0)
+	    cfg, BPF_EXIST) != 0)
 		return -1;
 	return 0;
 }

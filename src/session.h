@@ -26,6 +26,7 @@ int		 session_apply(struct session *, const struct config *);
 /* Consume what the ring buffer holds now. */
 void		 session_drain_events(struct session *);
 
+/* Over an existing entry only: -1 with ENOENT once BPF deleted it. */
 int		 session_pid_set(struct session *, pid_t,
 		    const struct profile_pid_config *);
 int		 session_pid_delete(struct session *, pid_t);

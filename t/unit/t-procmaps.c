@@ -268,6 +268,41 @@ test_self(void)
 	ok(procmaps_read(INT_MAX) == NULL, "no such process: NULL");
 }
 
+/* A copy is whole and stands alone: the original can go first. */
+static void
+test_copy(void)
+{
+	struct procmaps	*m, *c, *e;
+	size_t		 i, same = 0;
+	uint64_t	 reads;
+
+	reads = procmaps_reads();
+	m = procmaps_read(getpid());
+	ok(procmaps_reads() == reads + 1, "a read is counted");
+	if (m == NULL)
+		return;
+	c = procmaps_copy(m);
+	ok(c->n == m->n && c->paths != m->paths, "the copy has its own paths");
+	for (i = 0; i < m->n; i++) {
+		if (c->v[i].start == m->v[i].start &&
+		    strcmp(c->v[i].path, m->v[i].path) == 0)
+			same++;
+	}
+	procmaps_free(m);
+	ok(same == c->n, "every entry the same");
+	ok(procmaps_lookup(c, (uint64_t)(uintptr_t)test_copy) != NULL &&
+	    strcmp(procmaps_basename(procmaps_lookup(c,
+	    (uint64_t)(uintptr_t)test_copy)), "t-procmaps") == 0,
+	    "the copy names our code after the original is freed");
+	procmaps_free(c);
+	e = procmaps_parse_buf("", 0);
+	c = procmaps_copy(e);
+	ok(c->n == 0 && procmaps_lookup(c, 1) == NULL, "an empty copy");
+	procmaps_free(c);
+	procmaps_free(e);
+	ok(procmaps_reads() == reads + 1, "parsing and copying read nothing");
+}
+
 int
 main(void)
 {
@@ -276,5 +311,6 @@ main(void)
 	test_garbage();
 	test_path_budget();
 	test_self();
+	test_copy();
 	return done_testing();
 }

@@ -1,0 +1,64 @@
+#!/bin/sh
+test_description='a process is looked at when it is first sampled, not at its exec
+
+Most processes a machine starts are never sampled: their exec and exit
+must cost the daemon no read of their maps or symbol files.  One that
+is sampled has its maps read then, once, and its samples named.'
+. "$(dirname "$0")/test-lib.sh"
+. "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
+. "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
+
+test_expect_success ROOT,BPF 'start the daemon' '
+	mkworkload sleep s4002 &&
+	mkworkload burn b4002 &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 97
+	EOF
+	daemon_start -v -c ebpfspy.conf -o out &&
+	daemon_state_value "[0-9]+ execs" >execs0
+'
+
+test_expect_success ROOT,BPF '100 sleepers: exec, then no CPU to sample' '
+	i=0 &&
+	: >sleepers &&
+	while test $i -lt 100; do
+		./s4002 2 &
+		echo $! >>sleepers &&
+		i=$((i + 1)) || return 1
+	done &&
+	for p in $(cat sleepers); do
+		wait $p || return 1
+	done &&
+	execs=$(daemon_state_value "[0-9]+ execs") &&
+	echo "$(cat execs0) execs before, $execs after" &&
+	test "$execs" -ge $(($(cat execs0) + 100))
+'
+
+test_expect_success ROOT,BPF 'a burn of 1 s: sampled' '
+	./b4002 -t 1 >burn.out &&
+	sed -n "s/^ready //p" burn.out >burn.pid &&
+	test -s burn.pid &&
+	daemon_stop
+'
+
+test_expect_success ROOT,BPF 'few sleepers had their maps read' '
+	sed -n "s/^pid \([0-9]*\) (s4002): maps read at its first sample$/\1/p" \
+	    daemon.log | sort -u >loaded &&
+	echo "$(wc -l <loaded) of 100 sleepers had their maps read" &&
+	: a sleeper runs about 1 ms, 1 in 10 is sampled at 97 Hz &&
+	test $(wc -l <loaded) -le 30
+'
+
+test_expect_success ROOT,BPF 'the sampled one was read, and named' '
+	grep "^pid $(cat burn.pid) (b4002): maps read at its first sample$" \
+	    daemon.log &&
+	folded cpu b4002 >burn.folded &&
+	all=$(folded_sum "^b4002;" <burn.folded) &&
+	named=$(folded_sum "^b4002;(.*;)?main;work;burn_[ab](;|\$)" <burn.folded) &&
+	echo "$named of $all samples named" &&
+	test "$all" -ge 10 &&
+	test "$named" -ge $((all * 9 / 10))
+'
+
+test_done
