@@ -24,7 +24,8 @@
  * (a process of another ABI) is cached by build id.
  *
  * Bounds: at most symbol_cache_files tables and about symbol_cache_bytes
- * of memory are cached (least recently used first out), and a table
+ * of memory are cached (least recently used first out; within a round,
+ * the tables that round used are kept over the bounds), and a table
  * unused for symbol_cache_rounds rounds is dropped.  A dropped table's
  * memory is freed even when a process still refers to it: the reference
  * is then "evicted" and the caller gets the table again (usually from
@@ -157,12 +158,18 @@ symcache_evict(struct symcache *c, struct symcache_file *f)
 		free(f);
 }
 
-/* The most recently used table stays, however big it is. */
+/*
+ * The most recently used table stays, however big it is, and so do the
+ * tables used in this round: the round's samples, of processes that may
+ * have exited since (their files cannot be read again), are named from
+ * them at its end.  The bounds hold again once the round is over.
+ */
 static void
 symcache_trim(struct symcache *c)
 {
 	while ((c->nfiles > c->max_files || c->bytes > c->max_bytes) &&
-	    c->tail != NULL && c->tail != c->head)
+	    c->tail != NULL && c->tail != c->head &&
+	    c->tail->used_round != c->round)
 		symcache_evict(c, c->tail);
 }
 
@@ -543,6 +550,7 @@ symcache_round_end(struct symcache *c)
 	    c->max_rounds)
 		symcache_evict(c, c->tail);
 	c->round++;
+	symcache_trim(c);
 }
 
 void

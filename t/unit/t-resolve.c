@@ -304,6 +304,7 @@ test_cache(void)
 	struct resolve		*r;
 	struct resolve_proc	*rp, *rq;
 	struct resolve_stats	 st, st2;
+	uint64_t		 addr;
 
 	if (fx_proc_start(&p, fpath("pie")) == -1 ||
 	    fx_proc_start(&q, fpath("pie")) == -1) {
@@ -347,30 +348,65 @@ test_cache(void)
 	resolve_proc_close(r, rq);
 	resolve_free(r);
 
-	/* At most a byte: the table in use stays, the others go. */
+	/*
+	 * At most a byte: the tables the round used stay until it ends
+	 * (its samples are named from them then, even if their process
+	 * is gone), then only the one used last.
+	 */
 	conf = config_defaults();
 	conf->symbol_cache_bytes = 1;
 	r = resolve_create(conf);
 	config_free(conf);
 	rp = resolve_proc_open(r, p.pid);
 	resolve_stats(r, &st);
-	is_int(st.files, 1, "symbol_cache_bytes 1: one table");
+	ok(st.files > 1, "symbol_cache_bytes 1: the round's tables stay");
+	is_str(resolve_user(r, rp, fx_proc_addr(&p, "fx_alpha")), "fx_alpha",
+	    "symbol_cache_bytes 1: named");
+	resolve_round_end(r);
+	resolve_stats(r, &st);
+	is_int(st.files, 1, "symbol_cache_bytes 1: one table after the round");
 	is_str(resolve_user(r, rp, fx_proc_addr(&p, "fx_alpha")), "fx_alpha",
 	    "symbol_cache_bytes 1: still named");
 	resolve_proc_close(r, rp);
 	resolve_free(r);
 
-	/* At most one table. */
+	/* At most one table, once the round is over. */
 	r = mkresolve(0, 0, 1, 0);
 	rp = resolve_proc_open(r, p.pid);
+	is_str(resolve_user(r, rp, fx_proc_addr(&p, "fx_alpha")), "fx_alpha",
+	    "symbol_cache_files 1: named");
+	resolve_round_end(r);
 	resolve_stats(r, &st);
-	is_int(st.files, 1, "symbol_cache_files 1: one table");
+	is_int(st.files, 1, "symbol_cache_files 1: one table after the round");
 	is_str(resolve_user(r, rp, fx_proc_addr(&p, "fx_alpha")), "fx_alpha",
 	    "symbol_cache_files 1: still named");
 	resolve_proc_close(r, rp);
 	resolve_free(r);
-	fx_proc_stop(&p);
+
+	/*
+	 * A process that exits after its tables were read, in a round
+	 * that then reads more tables than the bounds allow: its frames
+	 * are still named at the round's end.
+	 */
 	fx_proc_stop(&q);
+	if (fx_proc_start(&q, fpath("nopie")) == -1) {
+		ok(0, "nopie started");
+		fx_proc_stop(&p);
+		return;
+	}
+	r = mkresolve(0, 0, 1, 0);
+	rq = resolve_proc_open(r, q.pid);
+	addr = fx_proc_addr(&q, "fx_beta");
+	fx_proc_stop(&q);
+	rp = resolve_proc_open(r, p.pid);
+	is_str(resolve_user(r, rp, fx_proc_addr(&p, "fx_alpha")), "fx_alpha",
+	    "symbol_cache_files 1: a live process named");
+	is_str(resolve_user(r, rq, addr), "fx_beta",
+	    "symbol_cache_files 1: an exited one too, in the same round");
+	resolve_proc_close(r, rp);
+	resolve_proc_close(r, rq);
+	resolve_free(r);
+	fx_proc_stop(&p);
 }
 
 /*
