@@ -372,7 +372,8 @@ profile_add_ids(struct profile *p, const struct stacknames *sn,
 	profile_scratch_reserve(p, all);
 	if (p->xsrc != sn) {
 		/* Another table's ids: start again. */
-		memset(p->xlate, 0, p->xlatecap * sizeof(*p->xlate));
+		if (p->xlate != NULL)
+			memset(p->xlate, 0, p->xlatecap * sizeof(*p->xlate));
 		p->xsrc = sn;
 	}
 	for (i = 0; i < n; i++) {

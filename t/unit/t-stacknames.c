@@ -161,5 +161,6 @@ main(void)
 	    "a frame of no process: a name that may change");
 	stacknames_free(sn);
 	resolve_free(r);
+	config_free(conf);
 	return done_testing();
 }
