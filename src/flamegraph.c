@@ -36,6 +36,12 @@ struct flamegraph {
 	unsigned int		 max_depth;	/* of the frames drawn */
 };
 
+struct flamegraph_sort {
+	const uint32_t	**ids;		/* a stack's frames */
+	size_t		 *n;
+	uint32_t	 *rank;		/* a name's place by strcmp() */
+};
+
 struct flamegraph_open {
 	uint32_t		 id;
 	uint64_t		 start;
@@ -65,7 +71,9 @@ struct flamegraph_svg_arg {
 	const char		*title;
 };
 
+static int	 flamegraph_name_cmp(const void *, const void *, void *);
 static int	 flamegraph_cmp(const void *, const void *, void *);
+static void	 flamegraph_sort(struct flamegraph *);
 static int	 flamegraph_drawn(const struct flamegraph *, uint64_t,
 		    unsigned int, size_t *);
 static int	 flamegraph_pass(const struct flamegraph *,
@@ -77,27 +85,74 @@ static int	 flamegraph_svg_cb(FILE *, const void *);
 static int	 flamegraph_file(const char *, const char *,
 		    const struct profile *, const char *);
 
-/* Frame by frame; a stack sorts before the stacks it is a prefix of. */
+/* Names by strcmp(), for their ranks. */
+static int
+flamegraph_name_cmp(const void *va, const void *vb, void *arg)
+{
+	const struct profile	*p = arg;
+
+	return strcmp(profile_string(p, *(const uint32_t *)va),
+	    profile_string(p, *(const uint32_t *)vb));
+}
+
+/*
+ * Frame by frame by name; a stack sorts before the stacks it is a
+ * prefix of.  Names are interned, so two frames are the same name
+ * exactly when their ids are, and otherwise compare as their ranks do.
+ */
 static int
 flamegraph_cmp(const void *va, const void *vb, void *arg)
 {
-	const struct profile	*p = arg;
-	const uint32_t		*a, *b;
-	size_t			 na, nb, i;
-	int			 c;
+	const struct flamegraph_sort	*so = arg;
+	const uint32_t			*a, *b;
+	size_t				 na, nb, i;
 
-	a = profile_stack(p, *(const size_t *)va, &na, NULL);
-	b = profile_stack(p, *(const size_t *)vb, &nb, NULL);
+	a = so->ids[*(const size_t *)va];
+	na = so->n[*(const size_t *)va];
+	b = so->ids[*(const size_t *)vb];
+	nb = so->n[*(const size_t *)vb];
 	for (i = 0; i < na && i < nb; i++) {
 		if (a[i] == b[i])
 			continue;
-		if ((c = strcmp(profile_string(p, a[i]),
-		    profile_string(p, b[i]))) != 0)
-			return c;
+		return so->rank[a[i]] < so->rank[b[i]] ? -1 : 1;
 	}
 	if (na == nb)
 		return 0;
 	return na < nb ? -1 : 1;
+}
+
+/*
+ * Sort the stacks: the names are ranked once, then stacks compare by
+ * integers, their frames looked up once each.
+ */
+static void
+flamegraph_sort(struct flamegraph *fg)
+{
+	struct flamegraph_sort	 so;
+	uint32_t		*byname;
+	size_t			 i, nstr, nall;
+
+	nstr = profile_nstrings(fg->p);
+	nall = profile_nstacks(fg->p);
+	byname = xcalloc(nstr + 1, sizeof(*byname));
+	so.rank = xcalloc(nstr + 1, sizeof(*so.rank));
+	for (i = 0; i < nstr; i++)
+		byname[i] = i;
+	qsort_r(byname, nstr, sizeof(*byname), flamegraph_name_cmp,
+	    (void *)fg->p);
+	for (i = 0; i < nstr; i++)
+		so.rank[byname[i]] = i;
+	free(byname);
+
+	so.ids = xcalloc(nall + 1, sizeof(*so.ids));
+	so.n = xcalloc(nall + 1, sizeof(*so.n));
+	for (i = 0; i < nall; i++)
+		so.ids[i] = profile_stack(fg->p, i, &so.n[i], NULL);
+	qsort_r(fg->order, fg->nstacks, sizeof(*fg->order), flamegraph_cmp,
+	    &so);
+	free(so.ids);
+	free(so.n);
+	free(so.rank);
 }
 
 /*
@@ -236,8 +291,7 @@ flamegraph_create(const struct profile *p)
 		fg->order[fg->nstacks++] = i;
 		fg->total += v;
 	}
-	qsort_r(fg->order, fg->nstacks, sizeof(*fg->order), flamegraph_cmp,
-	    (void *)p);
+	flamegraph_sort(fg);
 
 	/*
 	 * Narrower than FLAMEGRAPH_MIN_WIDTH pixels, that is under 1/parts
