@@ -48,9 +48,9 @@
 /* A file of the hour and what it added to the sum. */
 struct flamegraph_hour_file {
 	time_t			 when;
-	struct stat		 sb;		/* who it is: ino, size, mtime */
+	struct stat		 sb;		/* inode, size, times */
 	char			 name[64];
-	size_t			 cap;		/* the budget it was read with */
+	size_t			 cap;		/* budget it was read with */
 	size_t			 bytes;		/* read of it */
 	uint32_t		*stacks;	/* a line's stack in the sum */
 	uint64_t		*values;	/* and its value */

@@ -63,7 +63,8 @@ sinkcost_profile(unsigned int seed, int samples)
 		fr[n++] = "burn_stacks";
 		for (j = 0; j < 7; j++) {
 			snprintf(names[j], sizeof(names[j]),
-			    "stacks_level_%d_branch_%d", j, (path >> 2 * j) & 3);
+			    "stacks_level_%d_branch_%d", j,
+			    (path >> 2 * j) & 3);
 			fr[n++] = names[j];
 		}
 		fr[n++] = (path & 1) ? "burn_a" : "burn_b";
