@@ -77,6 +77,7 @@ struct profile	*flamegraph_hours_get(struct flamegraph_hours *,
 		    const char *, const struct profile *, time_t);
 void		 flamegraph_hours_sweep(struct flamegraph_hours *, time_t);
 void		 flamegraph_hours_budget(struct flamegraph_hours *, size_t);
+void		 flamegraph_hours_log_state(struct flamegraph_hours *);
 
 /*
  * The files sink's flame graphs of a profile sink_file_write() has just

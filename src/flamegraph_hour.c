@@ -397,6 +397,25 @@ flamegraph_hours_free(struct flamegraph_hours *hs)
 	free(hs);
 }
 
+/* For SIGUSR1: what the sums hold. */
+void
+flamegraph_hours_log_state(struct flamegraph_hours *hs)
+{
+	struct flamegraph_hour	*h;
+	size_t			 n = 0, files = 0, stacks = 0, lines = 0, i;
+
+	for (h = hs->list; h != NULL; h = h->next) {
+		n++;
+		files += h->nfiles;
+		stacks += profile_nstacks(h->p);
+		for (i = 0; i < h->nfiles; i++)
+			lines += h->files[i].n;
+	}
+	log_info("flame graphs: the last hour of %zu directories kept, "
+	    "%zu files, %zu stacks, %zu folded lines", n, files, stacks,
+	    lines);
+}
+
 /*
  * Drop the sums not used for a while: their target is gone or idle,
  * their directory perhaps deleted by retention.  If it comes back, the

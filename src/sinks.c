@@ -110,5 +110,6 @@ sinks_log_state(struct sinks *s)
 	log_info("sinks: %llu rounds, %llu file errors",
 	    (unsigned long long)s->rounds,
 	    (unsigned long long)s->file_errors);
+	flamegraph_hours_log_state(s->hours);
 	pyroscope_log_state(s->pyroscope);
 }

@@ -885,6 +885,7 @@ test_hour(void)
 	}
 	is_int(same, rounds, "last-hour.svg kept in memory is the one read "
 	    "from the files, byte for byte, in all %d rounds", rounds);
+	flamegraph_hours_log_state(hs);
 
 	/* Unused for long: dropped, and read again from the files. */
 	flamegraph_hours_sweep(hs, t + 3600);
