@@ -6,39 +6,22 @@
  * each frame exactly once, knowing its value, its left edge and its
  * depth.  Memory is the sort array and one open frame per depth,
  * whatever the profile holds; a first walk finds the smallest value
- * that is drawn, so that the document stays bounded.
- *
- * The last hour is read back from the .folded files the sink wrote:
- * they are untrusted input like any file on disk, so names are checked
- * against the patterns the sink writes, only regular files are opened,
- * lines and the bytes read are bounded.
+ * that is drawn, so that the document stays bounded.  Stacks of value
+ * 0 are not drawn: the sums of the hour (flamegraph_hour.c) keep the
+ * stacks that left it as such holes.
  */
-#include <sys/stat.h>
-
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "flamegraph.h"
 #include "log.h"
 #include "profile.h"
-#include "retention.h"
 #include "sink_file.h"
 #include "xmalloc.h"
-
-#define FLAMEGRAPH_HOUR		3600		/* seconds of last-hour.svg */
-#define FLAMEGRAPH_HOUR_BYTES	(64 << 20)	/* folded bytes read */
-#define FLAMEGRAPH_HOUR_FILES	8192		/* folded files read */
-#define FLAMEGRAPH_LINE_MAX	(256 * 1024)	/* bytes of a folded line */
-#define FLAMEGRAPH_LINE_FRAMES	2048		/* frames of a folded line */
-#define FLAMEGRAPH_VALUE_MAX	(1ULL << 62)	/* sums cannot overflow */
 
 struct flamegraph {
 	const struct profile	*p;
@@ -51,6 +34,12 @@ struct flamegraph {
 	unsigned int		 cut_depth;
 	size_t			 cut_ties;
 	unsigned int		 max_depth;	/* of the frames drawn */
+};
+
+struct flamegraph_sort {
+	const uint32_t	**ids;		/* a stack's frames */
+	size_t		 *n;
+	uint32_t	 *rank;		/* a name's place by strcmp() */
 };
 
 struct flamegraph_open {
@@ -77,17 +66,14 @@ struct flamegraph_top {
 	uint64_t		*depth_max;	/* largest value per depth */
 };
 
-struct flamegraph_hour_file {
-	time_t			 when;
-	char			 name[64];
-};
-
 struct flamegraph_svg_arg {
 	const struct flamegraph	*fg;
 	const char		*title;
 };
 
+static int	 flamegraph_name_cmp(const void *, const void *, void *);
 static int	 flamegraph_cmp(const void *, const void *, void *);
+static void	 flamegraph_sort(struct flamegraph *);
 static int	 flamegraph_drawn(const struct flamegraph *, uint64_t,
 		    unsigned int, size_t *);
 static int	 flamegraph_pass(const struct flamegraph *,
@@ -95,36 +81,78 @@ static int	 flamegraph_pass(const struct flamegraph *,
 static int	 flamegraph_worse(const struct flamegraph_key *,
 		    const struct flamegraph_key *);
 static int	 flamegraph_top_cb(const struct flamegraph_frame *, void *);
-static int	 flamegraph_line(struct profile *, char *, size_t,
-		    const char **);
-static int	 flamegraph_hour_cmp(const void *, const void *);
-static struct profile *flamegraph_hour(const char *,
-		    const struct profile *, time_t);
 static int	 flamegraph_svg_cb(FILE *, const void *);
 static int	 flamegraph_file(const char *, const char *,
 		    const struct profile *, const char *);
 
-/* Frame by frame; a stack sorts before the stacks it is a prefix of. */
+/* Names by strcmp(), for their ranks. */
+static int
+flamegraph_name_cmp(const void *va, const void *vb, void *arg)
+{
+	const struct profile	*p = arg;
+
+	return strcmp(profile_string(p, *(const uint32_t *)va),
+	    profile_string(p, *(const uint32_t *)vb));
+}
+
+/*
+ * Frame by frame by name; a stack sorts before the stacks it is a
+ * prefix of.  Names are interned, so two frames are the same name
+ * exactly when their ids are, and otherwise compare as their ranks do.
+ */
 static int
 flamegraph_cmp(const void *va, const void *vb, void *arg)
 {
-	const struct profile	*p = arg;
-	const uint32_t		*a, *b;
-	size_t			 na, nb, i;
-	int			 c;
+	const struct flamegraph_sort	*so = arg;
+	const uint32_t			*a, *b;
+	size_t				 na, nb, i;
 
-	a = profile_stack(p, *(const size_t *)va, &na, NULL);
-	b = profile_stack(p, *(const size_t *)vb, &nb, NULL);
+	a = so->ids[*(const size_t *)va];
+	na = so->n[*(const size_t *)va];
+	b = so->ids[*(const size_t *)vb];
+	nb = so->n[*(const size_t *)vb];
 	for (i = 0; i < na && i < nb; i++) {
 		if (a[i] == b[i])
 			continue;
-		if ((c = strcmp(profile_string(p, a[i]),
-		    profile_string(p, b[i]))) != 0)
-			return c;
+		return so->rank[a[i]] < so->rank[b[i]] ? -1 : 1;
 	}
 	if (na == nb)
 		return 0;
 	return na < nb ? -1 : 1;
+}
+
+/*
+ * Sort the stacks: the names are ranked once, then stacks compare by
+ * integers, their frames looked up once each.
+ */
+static void
+flamegraph_sort(struct flamegraph *fg)
+{
+	struct flamegraph_sort	 so;
+	uint32_t		*byname;
+	size_t			 i, nstr, nall;
+
+	nstr = profile_nstrings(fg->p);
+	nall = profile_nstacks(fg->p);
+	byname = xcalloc(nstr + 1, sizeof(*byname));
+	so.rank = xcalloc(nstr + 1, sizeof(*so.rank));
+	for (i = 0; i < nstr; i++)
+		byname[i] = i;
+	qsort_r(byname, nstr, sizeof(*byname), flamegraph_name_cmp,
+	    (void *)fg->p);
+	for (i = 0; i < nstr; i++)
+		so.rank[byname[i]] = i;
+	free(byname);
+
+	so.ids = xcalloc(nall + 1, sizeof(*so.ids));
+	so.n = xcalloc(nall + 1, sizeof(*so.n));
+	for (i = 0; i < nall; i++)
+		so.ids[i] = profile_stack(fg->p, i, &so.n[i], NULL);
+	qsort_r(fg->order, fg->nstacks, sizeof(*fg->order), flamegraph_cmp,
+	    &so);
+	free(so.ids);
+	free(so.n);
+	free(so.rank);
 }
 
 /*
@@ -255,15 +283,15 @@ flamegraph_create(const struct profile *p)
 
 	fg = xcalloc(1, sizeof(*fg));
 	fg->p = p;
-	fg->nstacks = profile_nstacks(p);
-	fg->order = xcalloc(fg->nstacks + 1, sizeof(*fg->order));
-	for (i = 0; i < fg->nstacks; i++) {
-		fg->order[i] = i;
-		(void)profile_stack(p, i, &n, &v);
+	n = profile_nstacks(p);
+	fg->order = xcalloc(n + 1, sizeof(*fg->order));
+	for (i = 0; profile_stack(p, i, &d, &v) != NULL; i++) {
+		if (v == 0)
+			continue;
+		fg->order[fg->nstacks++] = i;
 		fg->total += v;
 	}
-	qsort_r(fg->order, fg->nstacks, sizeof(*fg->order), flamegraph_cmp,
-	    (void *)p);
+	flamegraph_sort(fg);
 
 	/*
 	 * Narrower than FLAMEGRAPH_MIN_WIDTH pixels, that is under 1/parts
@@ -337,180 +365,6 @@ flamegraph_type(const struct flamegraph *fg)
 	return profile_type(fg->p);
 }
 
-/*
- * One folded line, without its newline: "frames value", the value after
- * the last space.  Returns 1 if it was added, 0 if it is not a stack.
- */
-static int
-flamegraph_line(struct profile *p, char *line, size_t len,
-    const char **frames)
-{
-	uint64_t	 v = 0;
-	size_t		 sp, i, n;
-	char		*s;
-
-	if (len > 0 && line[len - 1] == '\r')
-		len--;
-	for (sp = len; sp > 0 && line[sp - 1] != ' '; sp--)
-		;
-	if (sp == 0 || sp == len)
-		return 0;
-	for (i = sp; i < len; i++) {
-		if (line[i] < '0' || line[i] > '9')
-			return 0;
-		if (v > (FLAMEGRAPH_VALUE_MAX - (line[i] - '0')) / 10)
-			return 0;
-		v = v * 10 + (line[i] - '0');
-	}
-	if (v == 0 || v > FLAMEGRAPH_VALUE_MAX - profile_total(p))
-		return 0;
-	/* flamegraph.pl allows several spaces before the count. */
-	for (sp--; sp > 0 && line[sp - 1] == ' '; sp--)
-		;
-	if (sp == 0)
-		return 0;
-	line[sp] = '\0';
-	frames[0] = line;
-	for (n = 1, s = line; (s = strchr(s, ';')) != NULL; ) {
-		*s++ = '\0';
-		if (n == FLAMEGRAPH_LINE_FRAMES)
-			break;
-		frames[n++] = s;
-	}
-	profile_add(p, frames, n, v);
-	return 1;
-}
-
-long
-flamegraph_folded_read(struct profile *p, FILE *f, size_t *budget)
-{
-	const char	**frames;
-	char		 *line;
-	size_t		  len = 0;
-	long		  added = 0;
-	int		  c, bad = 0;
-
-	line = xmalloc(FLAMEGRAPH_LINE_MAX);
-	frames = xcalloc(FLAMEGRAPH_LINE_FRAMES, sizeof(*frames));
-	/* By the character: a line never costs more than its bound. */
-	while (*budget > 0 && (c = getc_unlocked(f)) != EOF) {
-		(*budget)--;
-		if (c != '\n') {
-			/* Too long, or a NUL: skip to the end of the line. */
-			if (c == '\0' || len == FLAMEGRAPH_LINE_MAX - 1)
-				bad = 1;
-			else if (!bad)
-				line[len++] = c;
-			continue;
-		}
-		if (!bad)
-			added += flamegraph_line(p, line, len, frames);
-		len = 0;
-		bad = 0;
-	}
-	/* A last line without its newline, unless the budget cut it. */
-	if (ferror(f)) {
-		added = -1;
-		if (errno == 0)
-			errno = EIO;
-	} else if (len > 0 && !bad && feof(f))
-		added += flamegraph_line(p, line, len, frames);
-	free(frames);
-	free(line);
-	return added;
-}
-
-/* Newest first, so that a cut by the byte budget drops the oldest. */
-static int
-flamegraph_hour_cmp(const void *va, const void *vb)
-{
-	const struct flamegraph_hour_file	*a = va, *b = vb;
-
-	if (a->when != b->when)
-		return a->when > b->when ? -1 : 1;
-	return strcmp(b->name, a->name);
-}
-
-/*
- * The profile of the hour up to now from dir's .folded files, or NULL
- * after logging.  The file of this round is among them: the sink wrote
- * it under the same time.
- */
-static struct profile *
-flamegraph_hour(const char *dir, const struct profile *p, time_t now)
-{
-	struct flamegraph_hour_file	*files = NULL;
-	struct profile			*hp = NULL;
-	struct dirent			*de;
-	struct stat			 sb;
-	DIR				*d;
-	FILE				*f;
-	size_t				 nfiles = 0, i, len, budget;
-	time_t				 when;
-	int				 dfd, fd;
-
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd == -1 || (d = fdopendir(dfd)) == NULL) {
-		log_warn("open %s", dir);
-		if (dfd != -1)
-			close(dfd);
-		return NULL;
-	}
-	while ((de = readdir(d)) != NULL) {
-		len = strlen(de->d_name);
-		if (len < 7 || len >= sizeof(files->name) ||
-		    strcmp(de->d_name + len - 7, ".folded") != 0 ||
-		    retention_classify(de->d_name, &when) !=
-		    RETENTION_PROFILE || when == -1 || when > now ||
-		    when <= now - FLAMEGRAPH_HOUR)
-			continue;
-		if (nfiles == FLAMEGRAPH_HOUR_FILES) {
-			log_warnx("%s: more than %d profiles in the last hour",
-			    dir, FLAMEGRAPH_HOUR_FILES);
-			break;
-		}
-		if (nfiles % 256 == 0)
-			files = xreallocarray(files, nfiles + 256,
-			    sizeof(*files));
-		files[nfiles].when = when;
-		memcpy(files[nfiles].name, de->d_name, len + 1);
-		nfiles++;
-	}
-	qsort(files, nfiles, sizeof(*files), flamegraph_hour_cmp);
-
-	hp = profile_create(profile_type(p), profile_period(p),
-	    (int64_t)(now - FLAMEGRAPH_HOUR) * 1000000000,
-	    (int64_t)FLAMEGRAPH_HOUR * 1000000000);
-	budget = FLAMEGRAPH_HOUR_BYTES;
-	for (i = 0; i < nfiles && budget > 0; i++) {
-		fd = openat(dirfd(d), files[i].name, O_RDONLY | O_NOFOLLOW |
-		    O_NONBLOCK | O_CLOEXEC);
-		if (fd == -1 && errno == ELOOP)
-			log_warnx("%s/%s: not a regular file", dir,
-			    files[i].name);
-		else if (fd == -1 && errno != ENOENT)
-			log_warn("open %s/%s", dir, files[i].name);
-		if (fd == -1)
-			continue;
-		if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
-		    (f = fdopen(fd, "r")) == NULL) {
-			log_warnx("%s/%s: not a regular file", dir,
-			    files[i].name);
-			close(fd);
-			continue;
-		}
-		if (flamegraph_folded_read(hp, f, &budget) == -1)
-			log_warn("read %s/%s", dir, files[i].name);
-		fclose(f);
-	}
-	if (budget == 0)
-		log_warnx("%s: last-hour.svg covers the newest %d MiB of "
-		    "folded stacks", dir, FLAMEGRAPH_HOUR_BYTES >> 20);
-	closedir(d);
-	free(files);
-	return hp;
-}
-
 static int
 flamegraph_svg_cb(FILE *f, const void *arg)
 {
@@ -534,15 +388,16 @@ flamegraph_file(const char *dir, const char *name, const struct profile *p,
 }
 
 int
-flamegraph_write(const struct config *conf, const struct profile *p,
-    time_t now)
+flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
+    const struct profile *p, time_t now)
 {
-	struct profile	*hp;
-	struct tm	 tm;
-	time_t		 from = now - FLAMEGRAPH_HOUR;
-	char		 t1[32], t2[32], *service, *dir, *title;
-	const char	*type = profile_type_name(profile_type(p));
-	int		 rv = 0;
+	struct flamegraph_hours	*once = NULL;
+	struct profile		*hp;
+	struct tm		 tm;
+	time_t			 from = now - FLAMEGRAPH_HOUR;
+	char			 t1[32], t2[32], *service, *dir, *title;
+	const char		*type = profile_type_name(profile_type(p));
+	int			 rv = 0;
 
 	if (!conf->svg)
 		return 0;
@@ -573,7 +428,9 @@ flamegraph_write(const struct config *conf, const struct profile *p,
 	/* Without folded files there is no hour to read back. */
 	if (!conf->folded)
 		goto out;
-	if ((hp = flamegraph_hour(dir, p, now)) == NULL) {
+	if (hs == NULL)
+		hs = once = flamegraph_hours_create();
+	if ((hp = flamegraph_hours_get(hs, dir, p, now)) == NULL) {
 		rv = -1;
 		goto out;
 	}
@@ -584,8 +441,8 @@ flamegraph_write(const struct config *conf, const struct profile *p,
 	if (flamegraph_file(dir, "last-hour.svg", hp, title) == -1)
 		rv = -1;
 	free(title);
-	profile_free(hp);
 out:
+	flamegraph_hours_free(once);
 	free(dir);
 	free(service);
 	return rv;

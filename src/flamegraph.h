@@ -58,13 +58,35 @@ int		 flamegraph_svg_write(const struct flamegraph *, const char *,
  */
 long		 flamegraph_folded_read(struct profile *, FILE *, size_t *);
 
+#define FLAMEGRAPH_HOUR		3600		/* seconds of last-hour.svg */
+#define FLAMEGRAPH_HOUR_BYTES	(64 << 20)	/* folded bytes read */
+
+/*
+ * flamegraph_hour.c: the profiles of the last hour of the sink's
+ * directories, each the sum of the directory's .folded files of the
+ * hour, kept from one round to the next.  flamegraph_hours_get() brings
+ * a directory's sum up to date with the files there now and returns it
+ * (owned by hs; stacks of value 0 in it are holes), or NULL after
+ * logging.  flamegraph_hours_sweep() drops the sums not used lately.
+ */
+struct flamegraph_hours;
+
+struct flamegraph_hours *flamegraph_hours_create(void);
+void		 flamegraph_hours_free(struct flamegraph_hours *);
+struct profile	*flamegraph_hours_get(struct flamegraph_hours *,
+		    const char *, const struct profile *, time_t);
+void		 flamegraph_hours_sweep(struct flamegraph_hours *, time_t);
+void		 flamegraph_hours_budget(struct flamegraph_hours *, size_t);
+void		 flamegraph_hours_log_state(struct flamegraph_hours *);
+
 /*
  * The files sink's flame graphs of a profile sink_file_write() has just
  * written: <dir>/<type>/<service>/latest.svg of the profile, and
  * last-hour.svg of the .folded files of that directory from the hour up
- * to now.  Returns 0, or -1 after logging.
+ * to now, kept in hs from round to round (NULL: read them all now).
+ * Returns 0, or -1 after logging.
  */
-int		 flamegraph_write(const struct config *,
-		    const struct profile *, time_t);
+int		 flamegraph_write(struct flamegraph_hours *,
+		    const struct config *, const struct profile *, time_t);
 
 #endif

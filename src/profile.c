@@ -80,7 +80,7 @@ static uint32_t	 profile_intern(struct profile *, const char *);
 static void	 profile_strtab_grow(struct profile *);
 static void	 profile_stacktab_grow(struct profile *);
 static void	 profile_scratch_reserve(struct profile *, size_t);
-static void	 profile_add_scratch(struct profile *, size_t, size_t,
+static size_t	 profile_add_scratch(struct profile *, size_t, size_t,
 		    uint64_t);
 
 /* The finalizer of MurmurHash3: every input bit reaches the low bits. */
@@ -331,6 +331,37 @@ profile_add(struct profile *p, const char *const *frames, size_t n,
 	profile_add_labels(p, frames, n, value, NULL, 0);
 }
 
+/* profile_add() of a stack of n > 0 frames, returning its index. */
+size_t
+profile_add_stack(struct profile *p, const char *const *frames, size_t n,
+    uint64_t value)
+{
+	size_t	 i;
+
+	if (n == 0)
+		fatalx("profile: empty stack");
+	profile_scratch_reserve(p, n);
+	for (i = 0; i < n; i++)
+		p->scratch[i] = profile_intern(p, frames[i] != NULL ?
+		    frames[i] : "");
+	return profile_add_scratch(p, n, 0, value);
+}
+
+/*
+ * Take value off stack i, which holds at least that much.  A stack at
+ * zero stays where it is, a hole the flame graph skips, so that the
+ * indices of the others do not move.
+ */
+void
+profile_stack_sub(struct profile *p, size_t i, uint64_t value)
+{
+	if (i >= p->nstacks || p->stacks[i].value < value)
+		fatalx("profile: stack %zu holds less than %llu", i,
+		    (unsigned long long)value);
+	p->stacks[i].value -= value;
+	p->total -= value;
+}
+
 /*
  * Add value to a stack with per-sample labels: nl name, value pairs in
  * labels[0 .. 2 * nl - 1].  The same stack with other labels is another
@@ -399,8 +430,8 @@ profile_add_ids(struct profile *p, const struct stacknames *sn,
 	profile_add_scratch(p, n, nl, value);
 }
 
-/* Add the stack of n frame ids and nl label pairs in scratch. */
-static void
+/* Add the stack of n frame ids and nl label pairs in scratch: its index. */
+static size_t
 profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 {
 	struct profile_stack	*st;
@@ -417,7 +448,7 @@ profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 		    memcmp(p->frames + st->off, p->scratch,
 		    all * sizeof(*p->scratch)) == 0) {
 			st->value += value;
-			return;
+			return p->stacktab[j] - 1;
 		}
 	}
 
@@ -446,6 +477,7 @@ profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 	p->nstacks++;
 	if (p->nstacks * 2 > p->stacktabsz)
 		profile_stacktab_grow(p);
+	return p->nstacks - 1;
 }
 
 uint64_t

@@ -37,6 +37,14 @@ void		 profile_add(struct profile *, const char *const *, size_t,
 		    uint64_t);
 void		 profile_add_labels(struct profile *, const char *const *,
 		    size_t, uint64_t, const char *const *, size_t);
+/*
+ * The same for a stack without labels (n > 0), returning the stack's
+ * index; and taking a value back off a stack, for a sum that drops what
+ * it added.  A stack taken to zero stays, with value 0.
+ */
+size_t		 profile_add_stack(struct profile *, const char *const *,
+		    size_t, uint64_t);
+void		 profile_stack_sub(struct profile *, size_t, uint64_t);
 /* The hashes names are interned with, for other tables of names. */
 uint64_t	 profile_hash_mix(uint64_t);
 uint64_t	 profile_hash_str(const char *, size_t);

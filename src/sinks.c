@@ -20,6 +20,7 @@
 struct sinks {
 	struct ev_loop		*loop;
 	struct pyroscope	*pyroscope;
+	struct flamegraph_hours	*hours;		/* of last-hour.svg */
 	uint64_t		 rounds;
 	uint64_t		 file_errors;
 };
@@ -32,6 +33,7 @@ sinks_create(struct ev_loop *loop, const struct config *conf)
 	s = xcalloc(1, sizeof(*s));
 	s->loop = loop;
 	s->pyroscope = pyroscope_create(loop, conf);
+	s->hours = flamegraph_hours_create();
 	return s;
 }
 
@@ -41,6 +43,7 @@ sinks_free(struct sinks *s)
 	if (s == NULL)
 		return;
 	pyroscope_free(s->pyroscope);
+	flamegraph_hours_free(s->hours);
 	free(s);
 }
 
@@ -61,11 +64,13 @@ sinks_round(struct sinks *s, const struct config *conf,
 
 	for (i = 0; i < n; i++) {
 		if (sink_file_write(conf, profiles[i], wall) == -1 ||
-		    flamegraph_write(conf, profiles[i], wall) == -1) {
+		    flamegraph_write(s->hours, conf, profiles[i], wall) ==
+		    -1) {
 			s->file_errors++;
 			rc = -1;
 		}
 	}
+	flamegraph_hours_sweep(s->hours, wall);
 	retention_run(conf, wall);
 	/* Queued and sent on the loop: never waits for the server. */
 	pyroscope_round(s->pyroscope, conf, profiles, n, start, end);
@@ -105,5 +110,6 @@ sinks_log_state(struct sinks *s)
 	log_info("sinks: %llu rounds, %llu file errors",
 	    (unsigned long long)s->rounds,
 	    (unsigned long long)s->file_errors);
+	flamegraph_hours_log_state(s->hours);
 	pyroscope_log_state(s->pyroscope);
 }

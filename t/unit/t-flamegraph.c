@@ -745,7 +745,7 @@ test_write(void)
 
 	p = round_profile(30);
 	sink_file_write(conf, p, WHEN);
-	ok(flamegraph_write(conf, p, WHEN) == 0, "flamegraph_write");
+	ok(flamegraph_write(NULL, conf, p, WHEN) == 0, "flamegraph_write");
 
 	svg = slurp("out/cpu/web_.._x/latest.svg");
 	ok(svg != NULL, "latest.svg written");
@@ -770,17 +770,195 @@ test_write(void)
 	path = path_of("out/cpu/web_.._x/last-hour.svg");
 	unlink(path);
 	conf->svg = 0;
-	ok(flamegraph_write(conf, p, WHEN) == 0 && stat(path, &sb) == -1,
+	ok(flamegraph_write(NULL, conf, p, WHEN) == 0 && stat(path, &sb) == -1,
 	    "svg = no writes nothing");
 	conf->svg = 1;
 	conf->folded = 0;
-	ok(flamegraph_write(conf, p, WHEN) == 0 && stat(path, &sb) == -1,
+	ok(flamegraph_write(NULL, conf, p, WHEN) == 0 && stat(path, &sb) == -1,
 	    "folded = no: no last-hour.svg");
 	free(path);
 	path = path_of("out/cpu/web_.._x/latest.svg");
 	ok(stat(path, &sb) == 0, "folded = no: latest.svg");
 	free(path);
 	profile_free(p);
+	config_free(conf);
+}
+
+/* A round of the incremental test: some stacks every round, some not. */
+static struct profile *
+hour_profile(int k, size_t unique)
+{
+	struct profile	*p;
+	char		 buf[128];
+	size_t		 i;
+
+	p = profile_create(PROFILE_TYPE_CPU, 10000000, 0, 0);
+	profile_label_set(p, "service_name", "inc");
+	add(p, "app;main;work", 100 + k);
+	add(p, "app;main", 1 + k % 3);
+	/* Names the folded file cleans: the hour sees them cleaned. */
+	add(p, "app;semi\x01colon ;x", 7);
+	snprintf(buf, sizeof(buf), "app;round%d;leaf", k % 4);
+	add(p, buf, 10 * k + 1);
+	for (i = 0; i < unique; i++) {
+		snprintf(buf, sizeof(buf), "app;u%d;f%zu;g%zu", k, i % 97, i);
+		add(p, buf, 1 + i % 5);
+	}
+	return p;
+}
+
+static uint64_t
+hour_total(int k)
+{
+	struct profile	*p;
+	uint64_t	 v;
+
+	p = hour_profile(k, k == 1 ? 6000 : k % 5 == 0 ? 300 : 0);
+	v = profile_total(p);
+	profile_free(p);
+	return v;
+}
+
+/*
+ * last-hour.svg kept round by round must be the one read from the
+ * files: rounds that leave the hour, a file deleted, one replaced, one
+ * planted, and enough stacks leaving to compact the sum.
+ */
+static void
+test_hour(void)
+{
+	struct flamegraph_hours	*hs;
+	struct config		*conf;
+	struct profile		*p;
+	char			*inc, *full, *path;
+	time_t			 t;
+	uint64_t		 want;
+	int			 k, same = 0, rounds = 0;
+
+	conf = config_defaults();
+	free(conf->output_dir);
+	conf->output_dir = path_of("hour");
+	hs = flamegraph_hours_create();
+	for (k = 0, want = 0; k < 16; k++) {
+		if (k == 7)
+			want += hour_total(7);
+		t = WHEN + k * 450;
+		p = hour_profile(k, k == 1 ? 6000 : k % 5 == 0 ? 300 : 0);
+		sink_file_write(conf, p, t);
+		if (k == 6) {
+			/* Retention by size, or a person: gone mid-hour. */
+			path = path_of("hour/cpu/inc/20261202T104500Z.folded");
+			ok(unlink(path) == 0, "deleted a file of the hour");
+			free(path);
+		}
+		if (k == 9) {
+			/* Another file under the same name, as a new inode. */
+			path = path_of("hour/cpu/inc/20261202T111500Z.folded");
+			ok(unlink(path) == 0, "replacing a file of the hour");
+			free(path);
+			spit("hour/cpu/inc/20261202T111500Z.folded",
+			    "app;main;work 5000\napp;new 3\n");
+			spit("hour/cpu/inc/20261202T112000Z.folded",
+			    "app;planted;x 40\n");
+		}
+		if (flamegraph_write(hs, conf, p, t) == -1)
+			ok(0, "round %d: incremental write", k);
+		flamegraph_hours_sweep(hs, t);
+		inc = slurp("hour/cpu/inc/last-hour.svg");
+		if (flamegraph_write(NULL, conf, p, t) == -1)
+			ok(0, "round %d: full write", k);
+		full = slurp("hour/cpu/inc/last-hour.svg");
+		rounds++;
+		if (inc != NULL && full != NULL && strcmp(inc, full) == 0 &&
+		    total_of(inc) > 0)
+			same++;
+		else
+			printf("# round %d: last-hour.svg differs\n", k);
+		if (k == 7)
+			is_int(total_of(inc), want, "round 7: the rounds of "
+			    "the hour but the deleted one");
+		if (k != 4)
+			want += hour_total(k);
+		free(inc);
+		free(full);
+		profile_free(p);
+	}
+	is_int(same, rounds, "last-hour.svg kept in memory is the one read "
+	    "from the files, byte for byte, in all %d rounds", rounds);
+	flamegraph_hours_log_state(hs);
+
+	/* Unused for long: dropped, and read again from the files. */
+	flamegraph_hours_sweep(hs, t + 3600);
+	p = hour_profile(16, 0);
+	t += 450;
+	sink_file_write(conf, p, t);
+	flamegraph_write(hs, conf, p, t);
+	inc = slurp("hour/cpu/inc/last-hour.svg");
+	flamegraph_write(NULL, conf, p, t);
+	full = slurp("hour/cpu/inc/last-hour.svg");
+	ok(inc != NULL && full != NULL && strcmp(inc, full) == 0,
+	    "a dropped hour is read again from the files");
+	free(inc);
+	free(full);
+	profile_free(p);
+	flamegraph_hours_free(hs);
+	config_free(conf);
+}
+
+/*
+ * The byte bound: the newest files up to it, the one that crosses it
+ * read up to it; kept round by round as the files are read anew.
+ */
+static void
+test_hour_budget(void)
+{
+	struct flamegraph_hours	*hs, *once;
+	struct config		*conf;
+	struct profile		*p;
+	char			*inc, *full;
+	time_t			 t;
+	uint64_t		 all;
+	int			 j, k, same = 0, rounds = 0, small = 0;
+	size_t			 budget = 1500;
+
+	conf = config_defaults();
+	free(conf->output_dir);
+	conf->output_dir = path_of("budget");
+	hs = flamegraph_hours_create();
+	flamegraph_hours_budget(hs, budget);
+	for (k = 0; k < 14; k++) {
+		t = WHEN + k * 450;
+		/* Files of 100 to 2000 bytes: the cut moves. */
+		p = hour_profile(k, k % 3 == 0 ? 40 : k % 3 == 1 ? 2 : 12);
+		sink_file_write(conf, p, t);
+		if (k == 10) {
+			budget = 2500;
+			flamegraph_hours_budget(hs, budget);
+		}
+		flamegraph_write(hs, conf, p, t);
+		inc = slurp("budget/cpu/inc/last-hour.svg");
+		once = flamegraph_hours_create();
+		flamegraph_hours_budget(once, budget);
+		flamegraph_write(once, conf, p, t);
+		flamegraph_hours_free(once);
+		full = slurp("budget/cpu/inc/last-hour.svg");
+		rounds++;
+		if (inc != NULL && full != NULL && strcmp(inc, full) == 0)
+			same++;
+		else
+			printf("# budget round %d: last-hour.svg differs\n", k);
+		for (j = k > 7 ? k - 7 : 0, all = 0; j <= k; j++)
+			all += hour_total(j);
+		if (total_of(inc) < all)
+			small++;
+		free(inc);
+		free(full);
+		profile_free(p);
+	}
+	is_int(same, rounds, "under a byte bound, last-hour.svg kept in "
+	    "memory is the one read from the files in all %d rounds", rounds);
+	ok(small > 5, "the bound cut the hour in %d rounds", small);
+	flamegraph_hours_free(hs);
 	config_free(conf);
 }
 
@@ -803,6 +981,8 @@ main(void)
 	test_colours();
 	test_empty();
 	test_write();
+	test_hour();
+	test_hour_budget();
 
 	xasprintf(&cmd, "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
