@@ -356,8 +356,14 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	if ((cfg = task_config(task, id >> 32)) == NULL)
 		return 0;
 	if (cfg->flags & PROFILE_PID_F_PENDING) {
-		/* Its first sample: ask userspace to look at it. */
-		if (cfg->flags & PROFILE_PID_F_NOTIFY) {
+		/*
+		 * Its first sample: ask userspace to look at it.  Ask
+		 * again every PROFILE_PENDING_RETRY samples while it has
+		 * not answered: a request lost (a full ring buffer) must
+		 * not leave the process unprofiled for good.
+		 */
+		if ((cfg->flags & PROFILE_PID_F_NOTIFY) ||
+		    ++cfg->dropped % PROFILE_PENDING_RETRY == 0) {
 			cfg->flags &= ~PROFILE_PID_F_NOTIFY;
 			event_send_arg(PROFILE_EVENT_SAMPLED, id >> 32, 0);
 		}

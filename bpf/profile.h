@@ -27,7 +27,7 @@ struct profile_pid_config {
 	__u8	collect_user;
 	__u8	collect_kernel;
 	__u8	flags;			/* PROFILE_PID_F_* */
-	__u32	pad;
+	__u32	dropped;		/* PENDING: samples dropped so far */
 	__u64	notify_lo;		/* NOTIFY: the executable's code */
 	__u64	notify_hi;
 };
@@ -52,6 +52,8 @@ struct profile_pid_config {
  * gone.
  */
 #define PROFILE_PID_F_PENDING	0x2
+/* A PENDING pid that userspace has not answered is asked about again. */
+#define PROFILE_PENDING_RETRY	64
 
 /* What a count measures. */
 enum profile_kind {

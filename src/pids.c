@@ -551,8 +551,16 @@ pids_event(struct pids *p, const struct profile_event *ev)
 			pids_write_config(p, proc);
 		break;
 	case PROFILE_EVENT_SAMPLED:
-		if ((proc = pids_find(p, pid)) == NULL ||
-		    proc->state != PIDS_ALIVE)
+		if ((proc = pids_find(p, pid)) == NULL && proc_exists(pid)) {
+			/*
+			 * BPF waits for an answer about a process whose
+			 * exec we did not see (its event was lost): look
+			 * at it as at an unknown pid.
+			 */
+			proc = pids_fresh(p, pid);
+			pids_evaluate(p, proc, NULL);
+		}
+		if (proc == NULL || proc->state != PIDS_ALIVE)
 			break;
 		if (!proc->loaded)
 			pids_load(p, proc, 1, ev->arg);
