@@ -51,12 +51,26 @@ struct {
 	__type(value, __u64);
 } counts SEC(".maps");
 
+/*
+ * Stacks by depth (PROFILE_STACK_SHORT): the short ones, preallocated,
+ * and the deep ones, allocated as they come: a deep stack is the
+ * exception, and a preallocated map of 1 KiB values would cost the
+ * kernel its whole size whatever it holds.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 32768);
 	__type(key, __u64);
-	__type(value, struct profile_stack);
+	__type(value, struct profile_stack_short);
 } stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct profile_stack);
+} stacks_long SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -176,9 +190,28 @@ hash_mix(__u64 h)
 }
 
 /*
+ * Store a stack unless the map holds it: 0 when it does now.  Most
+ * stacks are seen before: a lookup finds them, where an insert would
+ * lock the bucket to fail and still need a lookup.
+ */
+static __always_inline int
+stack_put(void *map, __u64 *h, struct profile_stack *buf)
+{
+	if (bpf_map_lookup_elem(map, h) != NULL ||
+	    bpf_map_update_elem(map, h, buf, BPF_NOEXIST) == 0 ||
+	    bpf_map_lookup_elem(map, h) != NULL)
+		return 0;
+	return -1;
+}
+
+/*
  * Walk a stack and store it under the hash of its frames.  Returns the
  * id, 0 when there is no stack.  Content addressing means two different
- * stacks never share a slot the way stack-trace map buckets do.
+ * stacks never share a slot the way stack-trace map buckets do.  A
+ * short stack goes into the map of short values (its first
+ * PROFILE_STACK_SHORT words); a deep one, or a short one that finds
+ * that map full, into stacks_long.  An id may then be in both maps for
+ * a while, with the same frames.
  */
 static __always_inline __u64
 stack_store(void *ctx, __u64 flags, __u32 err_stat,
@@ -215,13 +248,8 @@ stack_store(void *ctx, __u64 flags, __u32 err_stat,
 	h = hash_mix(h);
 	if (h == 0)
 		h = 1;
-	/*
-	 * Most stacks are seen before: a lookup finds them, where an
-	 * insert would lock the bucket to fail and still need a lookup.
-	 */
-	if (bpf_map_lookup_elem(&stacks, &h) == NULL &&
-	    bpf_map_update_elem(&stacks, &h, buf, BPF_NOEXIST) != 0 &&
-	    bpf_map_lookup_elem(&stacks, &h) == NULL) {
+	if ((n > PROFILE_STACK_SHORT || stack_put(&stacks, &h, buf) != 0) &&
+	    stack_put(&stacks_long, &h, buf) != 0) {
 		stat_add(PROFILE_STAT_STACKS_FULL, 1);
 		h = 0;
 	}

@@ -11,6 +11,14 @@
 #endif
 
 #define PROFILE_STACK_DEPTH	127
+/*
+ * Stacks are stored in two maps by their depth: most are short, and a
+ * value is copied whole at every insert and every drain, whatever the
+ * depth.  A stack of up to PROFILE_STACK_SHORT frames goes into the
+ * map of short values (stacks), a deeper one, or a short one when that
+ * map is full, into the map of whole values (stacks_long).
+ */
+#define PROFILE_STACK_SHORT	32
 #define PROFILE_COMM_LEN	16
 
 /* How a process is profiled, written by userspace into pid_config. */
@@ -85,8 +93,13 @@ struct profile_key {
 	__u32	pad;
 };
 
+/* Frames leaf first, then 0s up to the end of the value. */
 struct profile_stack {
 	__u64	ip[PROFILE_STACK_DEPTH];
+};
+
+struct profile_stack_short {
+	__u64	ip[PROFILE_STACK_SHORT];
 };
 
 /* Events sent through the BPF ring buffer. */
@@ -133,7 +146,7 @@ enum profile_stat {
 	PROFILE_STAT_UNKNOWN_DROP,	/* samples of pids awaiting config */
 	PROFILE_STAT_PID_MAP_FULL,	/* placeholder insert failed */
 	PROFILE_STAT_COUNTS_FULL,	/* counts map full: sample lost */
-	PROFILE_STAT_STACKS_FULL,	/* stacks map full: stack lost */
+	PROFILE_STAT_STACKS_FULL,	/* stacks maps full: stack lost */
 	PROFILE_STAT_USTACK_ERR,	/* user stack walk failed */
 	PROFILE_STAT_KSTACK_ERR,	/* kernel stack walk failed */
 	PROFILE_STAT_RINGBUF_LOST,	/* event not taken by ring buffer */

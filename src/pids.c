@@ -203,8 +203,7 @@ pids_stack_in(struct pids *p, uint64_t id, uint64_t lo, uint64_t hi)
 	struct profile_stack	 st;
 	size_t			 i;
 
-	if (id == 0 || bpf_map_lookup_elem(session_stacks_fd(p->session), &id,
-	    &st) != 0)
+	if (id == 0 || session_stack_lookup(p->session, id, &st) != 0)
 		return 0;
 	for (i = 0; i < PROFILE_STACK_DEPTH && st.ip[i] != 0; i++) {
 		if (st.ip[i] >= lo && st.ip[i] < hi)

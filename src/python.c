@@ -606,8 +606,8 @@ python_proc_stack_seen(struct python *py, struct python_proc *pp,
 	pysym_stats(pp->sym, &after);
 	ms = after.reads != before.reads ? PYTHON_MAPS_NEW_MS : PYTHON_MAPS_MS;
 	/* The native frame that ran is in no mapping known: read them now. */
-	if (ustack != 0 && bpf_map_lookup_elem(session_stacks_fd(py->session),
-	    &ustack, native) == 0 && native->ip[0] != 0 &&
+	if (ustack != 0 && session_stack_lookup(py->session, ustack,
+	    native) == 0 && native->ip[0] != 0 &&
 	    procmaps_lookup(pp->maps, native->ip[0]) == NULL)
 		ms = PYTHON_MAPS_LEAF_MS;
 	return python_proc_maps(pp, ms);

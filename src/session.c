@@ -292,7 +292,14 @@ session_load(const struct config *conf, int use_btf)
 	}
 	bpf_map__set_max_entries(skel->maps.pid_config, conf->pid_map_entries);
 	bpf_map__set_max_entries(skel->maps.counts, conf->counts_map_entries);
+	/*
+	 * Each map of stacks holds as many (bpf/profile.bpf.c): the deep
+	 * ones' is not preallocated, and takes the short ones a full map
+	 * of short ones leaves.
+	 */
 	bpf_map__set_max_entries(skel->maps.stacks, conf->stack_map_entries);
+	bpf_map__set_max_entries(skel->maps.stacks_long,
+	    conf->stack_map_entries);
 	bpf_map__set_max_entries(skel->maps.offcpu_start,
 	    conf->offcpu_map_entries);
 	bpf_map__set_max_entries(skel->maps.pystacks,
@@ -482,6 +489,27 @@ int
 session_stacks_fd(struct session *s)
 {
 	return bpf_map__fd(s->skel->maps.stacks);
+}
+
+/* The map of deep stacks (bpf/profile.h, PROFILE_STACK_SHORT). */
+int
+session_stacks_long_fd(struct session *s)
+{
+	return bpf_map__fd(s->skel->maps.stacks_long);
+}
+
+/* A stack BPF holds, from whichever map of stacks holds it. */
+int
+session_stack_lookup(struct session *s, uint64_t id, struct profile_stack *st)
+{
+	__u64	 key = id;
+
+	memset(st, 0, sizeof(*st));
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &key,
+	    st) == 0 || bpf_map_lookup_elem(bpf_map__fd(
+	    s->skel->maps.stacks_long), &key, st) == 0)
+		return 0;
+	return -1;
 }
 
 int

@@ -34,7 +34,12 @@ int		 session_pid_get(struct session *, pid_t,
 		    struct profile_pid_config *);
 
 int		 session_counts_fd(struct session *);
+/* Native stacks: the short ones, the deep ones (bpf/profile.h). */
 int		 session_stacks_fd(struct session *);
+int		 session_stacks_long_fd(struct session *);
+/* The frames of a stack id, 0s after them; -1 if BPF holds it not. */
+int		 session_stack_lookup(struct session *, uint64_t,
+		    struct profile_stack *);
 int		 session_pid_fd(struct session *);
 int		 session_offcpu_fd(struct session *);
 int		 session_pyinfo_fd(struct session *);

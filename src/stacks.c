@@ -16,6 +16,13 @@
  * round more, for a sample that raced with the delete; every 10 rounds
  * the kernel map is swept for ids the daemon does not know (their count
  * was lost to a full counts map).
+ *
+ * Native stacks are kept by BPF in two maps by depth (bpf/profile.h,
+ * PROFILE_STACK_SHORT): all that is said of "the kernel map" holds for
+ * each.  The copies' frames are cut from an arena of large chunks, not
+ * allocated one by one: a round copies thousands of stacks and frees as
+ * many.  The arena is compacted at a round's end when most of it is
+ * frames of stacks forgotten.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,8 +38,11 @@
 
 #define STACKS_SWEEP_ROUNDS	10
 #define STACKS_DELETE_BATCH	4096
-/* Values taken per batch (of 1 KiB each). */
-#define STACKS_TAKE_BATCH	256
+/* Bytes of values taken per batch: 1024 short stacks, 256 deep ones. */
+#define STACKS_TAKE_BYTES	(256 * 1024)
+#define STACKS_MAPS_MAX		2
+/* u64 words of an arena chunk (64 KiB). */
+#define STACKS_CHUNK_WORDS	8192
 
 struct stacks_entry {
 	uint64_t	 id;		/* 0: empty slot */
@@ -42,14 +52,31 @@ struct stacks_entry {
 	uint64_t	 used;		/* round last used */
 };
 
+/* A BPF map of stacks: its values are vwords u64 words. */
+struct stacks_map {
+	int			 fd;
+	size_t			 vwords;
+};
+
+/* Frames of the copies, cut one after the other. */
+struct stacks_chunk {
+	struct stacks_chunk	*next;
+	size_t			 used, cap;	/* u64 words */
+	uint64_t		 w[];
+};
+
 struct stacks {
-	int			 fd;	/* the BPF map */
+	struct stacks_map	 maps[STACKS_MAPS_MAX];
+	size_t			 nmaps;
 	int			 no_batch;	/* kernel lacks batch ops */
 	uint64_t		*del;	/* ids to delete at round end */
 	size_t			 ndel, delcap;
-	size_t			 vwords;	/* u64 words of a value */
+	size_t			 vwords;	/* of the largest value */
 	size_t			(*len)(const uint64_t *, size_t);
 	uint64_t		*buf;	/* one value */
+	struct stacks_chunk	*chunks;	/* the newest first */
+	size_t			 arena_words;	/* cut from the chunks */
+	size_t			 live_words;	/* of copies kept */
 	struct stacks_entry	*v;
 	size_t			 size;	/* power of 2 */
 	size_t			 count;
@@ -77,7 +104,12 @@ stacks_create(struct session *session)
 	struct stacks	*s;
 
 	s = stacks_create_map(session_stacks_fd(session),
-	    PROFILE_STACK_DEPTH, stacks_native_len);
+	    PROFILE_STACK_SHORT, stacks_native_len);
+	s->maps[s->nmaps].fd = session_stacks_long_fd(session);
+	s->maps[s->nmaps++].vwords = PROFILE_STACK_DEPTH;
+	s->vwords = PROFILE_STACK_DEPTH;
+	free(s->buf);
+	s->buf = xcalloc(s->vwords, sizeof(*s->buf));
 	s->take = 1;
 	return s;
 }
@@ -93,7 +125,9 @@ stacks_create_map(int fd, size_t vwords,
 	struct stacks	*s;
 
 	s = xcalloc(1, sizeof(*s));
-	s->fd = fd;
+	s->maps[0].fd = fd;
+	s->maps[0].vwords = vwords;
+	s->nmaps = 1;
 	s->vwords = vwords;
 	s->len = len;
 	s->buf = xcalloc(vwords, sizeof(*s->buf));
@@ -103,15 +137,23 @@ stacks_create_map(int fd, size_t vwords,
 	return s;
 }
 
+static void
+stacks_chunks_free(struct stacks_chunk *c)
+{
+	struct stacks_chunk	*next;
+
+	for (; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+}
+
 void
 stacks_free(struct stacks *s)
 {
-	size_t	 i;
-
 	if (s == NULL)
 		return;
-	for (i = 0; i < s->size; i++)
-		free(s->v[i].ip);
+	stacks_chunks_free(s->chunks);
 	free(s->v);
 	free(s->buf);
 	free(s->del);
@@ -150,6 +192,53 @@ stacks_grow(struct stacks *s)
 	s->size = size;
 }
 
+/* A copy of n frames, in the arena. */
+static uint64_t *
+stacks_copy(struct stacks *s, const uint64_t *ip, size_t n)
+{
+	struct stacks_chunk	*c = s->chunks;
+	uint64_t		*p;
+	size_t			 cap;
+
+	if (c == NULL || c->cap - c->used < n) {
+		cap = n > STACKS_CHUNK_WORDS ? n : STACKS_CHUNK_WORDS;
+		c = xmalloc(sizeof(*c) + cap * sizeof(c->w[0]));
+		c->used = 0;
+		c->cap = cap;
+		c->next = s->chunks;
+		s->chunks = c;
+	}
+	p = c->w + c->used;
+	c->used += n;
+	s->arena_words += n;
+	s->live_words += n;
+	memcpy(p, ip, n * sizeof(*p));
+	return p;
+}
+
+/*
+ * Copy the frames kept into a new arena when those of stacks forgotten
+ * make most of the old one: a round that forgets thousands of stacks
+ * frees their room in one go.
+ */
+static void
+stacks_compact(struct stacks *s)
+{
+	struct stacks_chunk	*old = s->chunks;
+	size_t			 i;
+
+	if (s->arena_words <= 2 * s->live_words ||
+	    s->arena_words <= STACKS_CHUNK_WORDS)
+		return;
+	s->chunks = NULL;
+	s->arena_words = s->live_words = 0;
+	for (i = 0; i < s->size; i++) {
+		if (s->v[i].ip != NULL)
+			s->v[i].ip = stacks_copy(s, s->v[i].ip, s->v[i].n);
+	}
+	stacks_chunks_free(old);
+}
+
 /* Remove an entry, re-placing the run of entries after it. */
 static void
 stacks_remove(struct stacks *s, struct stacks_entry *e)
@@ -157,7 +246,8 @@ stacks_remove(struct stacks *s, struct stacks_entry *e)
 	struct stacks_entry	 tmp, *slot;
 	size_t			 i;
 
-	free(e->ip);
+	if (e->ip != NULL)
+		s->live_words -= e->n;
 	memset(e, 0, sizeof(*e));
 	s->count--;
 	i = (e - s->v + 1) & (s->size - 1);
@@ -174,7 +264,7 @@ const uint64_t *
 stacks_get(struct stacks *s, uint64_t id, size_t *n)
 {
 	struct stacks_entry	*e;
-	size_t			 i;
+	size_t			 i, m;
 
 	*n = 0;
 	if (id == 0)
@@ -189,11 +279,15 @@ stacks_get(struct stacks *s, uint64_t id, size_t *n)
 		return e->ip;
 	}
 	s->st.misses++;
-	if (bpf_map_lookup_elem(s->fd, &id, s->buf) != 0) {
+	for (m = 0; m < s->nmaps; m++) {
+		if (bpf_map_lookup_elem(s->maps[m].fd, &id, s->buf) == 0)
+			break;
+	}
+	if (m == s->nmaps) {
 		s->st.lost++;
 		return NULL;
 	}
-	i = s->len(s->buf, s->vwords);
+	i = s->len(s->buf, s->maps[m].vwords);
 	if (i == 0)
 		return NULL;
 	if (e->id != id && (s->count + 1) * 2 > s->size) {
@@ -204,17 +298,17 @@ stacks_get(struct stacks *s, uint64_t id, size_t *n)
 		s->count++;
 	e->id = id;
 	e->n = i;
-	e->ip = xcalloc(i, sizeof(*e->ip));
-	memcpy(e->ip, s->buf, i * sizeof(*e->ip));
+	e->ip = stacks_copy(s, s->buf, i);
 	e->in_bpf = !(s->take && !s->no_batch);
 	e->used = s->round;
 	*n = e->n;
 	return e->ip;
 }
 
-/* Keep the stack id of the kernel map's value v, unless known. */
+/* Keep the stack id of the kernel map's value v of vwords, unless known. */
 static void
-stacks_insert(struct stacks *s, uint64_t id, const uint64_t *v)
+stacks_insert(struct stacks *s, uint64_t id, const uint64_t *v,
+    size_t vwords)
 {
 	struct stacks_entry	*e;
 	size_t			 i;
@@ -226,7 +320,7 @@ stacks_insert(struct stacks *s, uint64_t id, const uint64_t *v)
 		e->in_bpf = 0;
 		return;
 	}
-	if ((i = s->len(v, s->vwords)) == 0)
+	if ((i = s->len(v, vwords)) == 0)
 		return;
 	if (e->id != id && (s->count + 1) * 2 > s->size) {
 		stacks_grow(s);
@@ -239,8 +333,7 @@ stacks_insert(struct stacks *s, uint64_t id, const uint64_t *v)
 		e->used = s->round - 1;
 	}
 	e->n = i;
-	e->ip = xcalloc(i, sizeof(*e->ip));
-	memcpy(e->ip, v, i * sizeof(*e->ip));
+	e->ip = stacks_copy(s, v, i);
 }
 
 /*
@@ -251,44 +344,61 @@ stacks_insert(struct stacks *s, uint64_t id, const uint64_t *v)
  * their counts.  Without batch operations, stacks are read one by one
  * when needed and deleted when unused (stacks_round_end()).
  */
-void
-stacks_take(struct stacks *s)
+static int
+stacks_take_map(struct stacks *s, const struct stacks_map *m)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	uint64_t	 in, out;
 	size_t		 i;
-	__u32		 count;
+	__u32		 count, batch;
 	int		 first = 1, err;
+
+	batch = STACKS_TAKE_BYTES / (m->vwords * sizeof(*s->rvals));
+	for (;;) {
+		count = batch;
+		err = bpf_map_lookup_and_delete_batch(m->fd, first ? NULL :
+		    &in, &out, s->rkeys, s->rvals, &count, &opts);
+		if (err != 0 && errno != ENOENT)
+			return -1;
+		for (i = 0; i < count; i++)
+			stacks_insert(s, s->rkeys[i],
+			    s->rvals + i * m->vwords, m->vwords);
+		s->st.taken += count;
+		if (err != 0)
+			return 0;
+		in = out;
+		first = 0;
+	}
+}
+
+void
+stacks_take(struct stacks *s)
+{
+	size_t	 m, min;
 
 	if (!s->take || s->no_batch)
 		return;
 	if (s->rkeys == NULL) {
-		s->rkeys = xcalloc(STACKS_TAKE_BATCH, sizeof(*s->rkeys));
-		s->rvals = xcalloc(STACKS_TAKE_BATCH * s->vwords,
-		    sizeof(*s->rvals));
+		/* Batches of the smallest values are the most keys. */
+		for (m = 0, min = s->vwords; m < s->nmaps; m++) {
+			if (s->maps[m].vwords < min)
+				min = s->maps[m].vwords;
+		}
+		s->rkeys = xcalloc(STACKS_TAKE_BYTES / (min *
+		    sizeof(*s->rvals)), sizeof(*s->rkeys));
+		s->rvals = xmalloc(STACKS_TAKE_BYTES);
 	}
-	for (;;) {
-		count = STACKS_TAKE_BATCH;
-		err = bpf_map_lookup_and_delete_batch(s->fd, first ? NULL :
-		    &in, &out, s->rkeys, s->rvals, &count, &opts);
-		if (err != 0 && errno != ENOENT) {
-			if (first && (errno == EINVAL || errno == ENOTSUP ||
-			    errno == EOPNOTSUPP)) {
-				log_info("no batch map operations: reading "
-				    "stacks one by one");
-				s->no_batch = 1;
-			} else
-				log_warn("take stacks map");
+	for (m = 0; m < s->nmaps; m++) {
+		if (stacks_take_map(s, &s->maps[m]) == 0)
+			continue;
+		if (m == 0 && (errno == EINVAL || errno == ENOTSUP ||
+		    errno == EOPNOTSUPP)) {
+			log_info("no batch map operations: reading stacks "
+			    "one by one");
+			s->no_batch = 1;
 			return;
 		}
-		for (i = 0; i < count; i++)
-			stacks_insert(s, s->rkeys[i],
-			    s->rvals + i * s->vwords);
-		s->st.taken += count;
-		if (err != 0)
-			return;
-		in = out;
-		first = 0;
+		log_warn("take stacks map");
 	}
 }
 
@@ -330,7 +440,7 @@ stacks_known(struct stacks *s, uint64_t id)
  * many were deleted.
  */
 static size_t
-stacks_delete(struct stacks *s, const uint64_t *ids, size_t n)
+stacks_delete_map(struct stacks *s, int fd, const uint64_t *ids, size_t n)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	size_t	 i = 0, deleted = 0;
@@ -339,7 +449,7 @@ stacks_delete(struct stacks *s, const uint64_t *ids, size_t n)
 	while (!s->no_batch && i < n) {
 		count = n - i > STACKS_DELETE_BATCH ? STACKS_DELETE_BATCH :
 		    n - i;
-		if (bpf_map_delete_batch(s->fd, ids + i, &count,
+		if (bpf_map_delete_batch(fd, ids + i, &count,
 		    &opts) == 0) {
 			i += count;
 			deleted += count;
@@ -360,19 +470,29 @@ stacks_delete(struct stacks *s, const uint64_t *ids, size_t n)
 		deleted += count;
 	}
 	for (; i < n; i++) {
-		if (bpf_map_delete_elem(s->fd, &ids[i]) == 0)
+		if (bpf_map_delete_elem(fd, &ids[i]) == 0)
 			deleted++;
 	}
 	return deleted;
 }
 
+/* An id is in one map, or briefly in both (bpf/profile.bpf.c). */
+static size_t
+stacks_delete(struct stacks *s, const uint64_t *ids, size_t n)
+{
+	size_t	 m, deleted = 0;
+
+	for (m = 0; m < s->nmaps; m++)
+		deleted += stacks_delete_map(s, s->maps[m].fd, ids, n);
+	return deleted;
+}
+
 /* Delete the kernel's ids the daemon does not know. */
 static void
-stacks_sweep(struct stacks *s)
+stacks_sweep(struct stacks *s, int fd)
 {
 	uint64_t	 key, next, *dead = NULL;
 	size_t		 ndead = 0;
-	int		 fd = s->fd;
 	void		*prev = NULL;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
@@ -383,7 +503,7 @@ stacks_sweep(struct stacks *s)
 		key = next;
 		prev = &key;
 	}
-	s->st.swept += stacks_delete(s, dead, ndead);
+	s->st.swept += stacks_delete_map(s, fd, dead, ndead);
 	free(dead);
 }
 
@@ -391,7 +511,7 @@ void
 stacks_round_end(struct stacks *s)
 {
 	struct stacks_entry	*e;
-	size_t			 i;
+	size_t			 i, m;
 
 	for (i = 0; i < s->size;) {
 		e = &s->v[i];
@@ -421,18 +541,20 @@ stacks_round_end(struct stacks *s)
 	s->ndel = 0;
 	/* Taken each round, the map holds nothing to sweep. */
 	if (s->round % STACKS_SWEEP_ROUNDS == 0 && !(s->take && !s->no_batch))
-		stacks_sweep(s);
+		for (m = 0; m < s->nmaps; m++)
+			stacks_sweep(s, s->maps[m].fd);
+	stacks_compact(s);
 	s->round++;
 }
 
 void
 stacks_stats(struct stacks *s, struct stacks_stats *st)
 {
-	size_t	 i;
+	struct stacks_chunk	*c;
 
 	*st = s->st;
 	st->entries = s->count;
 	st->bytes = s->size * sizeof(*s->v);
-	for (i = 0; i < s->size; i++)
-		st->bytes += s->v[i].n * sizeof(*s->v[i].ip);
+	for (c = s->chunks; c != NULL; c = c->next)
+		st->bytes += sizeof(*c) + c->cap * sizeof(c->w[0]);
 }
