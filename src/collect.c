@@ -47,6 +47,8 @@
 #define COLLECT_NAMES_ROUNDS	3
 /* Kernel stacks' generations, apart from processes'. */
 #define COLLECT_KERNEL_GEN	(1ULL << 63)
+/* Free heap bytes below which a round's end does not trim. */
+#define COLLECT_TRIM_BYTES	(2 * 1024 * 1024)
 
 struct collect_prof {
 	int		 kind;
@@ -79,6 +81,7 @@ struct collect {
 
 	int64_t			 start_real;	/* round start, ns */
 	uint64_t		 rounds;
+	uint64_t		 trims;		/* rounds that trimmed */
 	uint64_t		 samples, offcpu_ns, lost_stacks;
 	double			 last_ms, total_ms;
 	size_t			 last_entries, last_profiles;
@@ -566,6 +569,28 @@ collect_entry(struct collect *c, const struct config *conf,
 		c->offcpu_ns += val;
 }
 
+#ifdef __GLIBC__
+/*
+ * A round frees what it built, and tables dropped from the caches leave
+ * holes under live allocations that free() never gives back: return
+ * those pages, so that the daemon's RSS is what it holds.  Only when
+ * the free bytes are worth it: a trim walks the heap, and the pages it
+ * returns fault back in when the next round allocates as much again.
+ */
+static void
+collect_trim(struct collect *c)
+{
+#if __GLIBC__ > 2 || __GLIBC_MINOR__ >= 33
+	struct mallinfo2	 mi = mallinfo2();
+
+	if (mi.fordblks < COLLECT_TRIM_BYTES || mi.fordblks < mi.uordblks / 4)
+		return;
+#endif
+	malloc_trim(0);
+	c->trims++;
+}
+#endif
+
 int
 collect_round(struct collect *c, const struct config *conf, int final)
 {
@@ -613,12 +638,7 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	pids_round_end(c->pids);
 	resolve_round_end(c->resolve);
 #ifdef __GLIBC__
-	/*
-	 * A round frees what it built, and tables dropped from the caches
-	 * leave holes under live allocations that free() never gives back:
-	 * return those pages, so that the daemon's RSS is what it holds.
-	 */
-	malloc_trim(0);
+	collect_trim(c);
 #endif
 	c->rounds++;
 	c->start_real = now;
@@ -632,11 +652,12 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	stacknames_stats(c->names, &ns);
 	log_debug("collect: round %llu: drain %.1f, name %.1f, sinks %.1f, "
 	    "end %.1f ms; so far %llu stacks read one by one, %llu taken, "
-	    "%llu named again, %llu named from their names kept", (unsigned long long)c->rounds,
+	    "%llu named again, %llu named from their names kept, %llu trims",
+	    (unsigned long long)c->rounds,
 	    (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6,
 	    c->last_ms - (t3 - t0) / 1e6, (unsigned long long)st.misses,
 	    (unsigned long long)st.taken, (unsigned long long)ns.misses,
-	    (unsigned long long)ns.hits);
+	    (unsigned long long)ns.hits, (unsigned long long)c->trims);
 	return rc;
 }
 
