@@ -123,11 +123,24 @@ stat_add(__u32 idx, __u64 n)
 /*
  * Events that need an answer wake userspace up at once.  The others
  * (exec and exit when no answer is needed) wait for the next of those,
- * or for userspace's periodic drain: a machine that starts hundreds of
- * processes a second must not wake the daemon twice for each.  Waking
- * is forced: the kernel's default wakes only when the record is the
- * first one unread, which it is not behind records that did not wake.
+ * or for the drain at the start of each round, unless a quarter of the
+ * ring is unread: then they wake userspace to make room, so that a
+ * burst of processes is read before the ring fills.  A machine that
+ * starts hundreds of processes a second must not wake the daemon twice
+ * for each, and an idle one must not wake it at all between rounds.
+ * Waking is forced: the kernel's default wakes only when the record is
+ * the first one unread, which it is not behind records that did not
+ * wake.
  */
+static __always_inline __u64
+event_quiet_flags(void)
+{
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >=
+	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void
 event_send_flags(__u32 type, __u32 pid, __u64 arg, __u64 flags)
 {
@@ -599,7 +612,7 @@ on_exec(void *ctx)
 		stat_add(PROFILE_STAT_PID_MAP_FULL, 1);
 	stat_add(PROFILE_STAT_EXEC, 1);
 	event_send_flags(PROFILE_EVENT_EXEC, pid, exec_profiled != 0,
-	    exec_profiled ? BPF_RB_NO_WAKEUP : BPF_RB_FORCE_WAKEUP);
+	    exec_profiled ? event_quiet_flags() : BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 
@@ -627,6 +640,6 @@ on_exit(void *ctx)
 	if (bpf_map_delete_elem(&pid_config, &pid) != 0)
 		return 0;
 	stat_add(PROFILE_STAT_EXIT, 1);
-	event_send_flags(PROFILE_EVENT_EXIT, pid, 0, BPF_RB_NO_WAKEUP);
+	event_send_flags(PROFILE_EVENT_EXIT, pid, 0, event_quiet_flags());
 	return 0;
 }

@@ -183,6 +183,8 @@ ebpfspyd_log_state(struct ebpfspyd *d)
 	size_t		 i, used;
 	double		 uptime;
 
+	/* Execs and exits that did not wake us count too. */
+	session_drain_events(d->session);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	uptime = (now.tv_sec - d->started.tv_sec) +
 	    (now.tv_nsec - d->started.tv_nsec) / 1e9;

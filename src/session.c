@@ -27,14 +27,6 @@
 #include "session.h"
 #include "xmalloc.h"
 
-/*
- * Execs and exits do not wake the daemon (bpf/profile.bpf.c): they are
- * read this often, or before an event that does wake it.  The ring
- * buffer (ringbuf_kb, 256 KiB: 4,600 events) holds far more than this
- * much time of them.
- */
-#define SESSION_DRAIN_SECS	0.25
-
 struct session_cpu {
 	int		 cpu;
 	int		 fd;
@@ -46,7 +38,6 @@ struct session {
 	struct profile_bpf	*skel;
 	struct ring_buffer	*rb;
 	ev_io			 rb_ev;
-	ev_timer		 drain_ev;
 	session_event_cb	 cb;
 	void			*cb_arg;
 
@@ -248,15 +239,6 @@ session_rb_cb(EV_P_ ev_io *w, int revents)
 	session_drain_events(s);
 }
 
-/* Events that did not wake us (bpf/profile.bpf.c): read them now. */
-static void
-session_drain_cb(EV_P_ ev_timer *w, int revents)
-{
-	struct session	*s = w->data;
-
-	session_drain_events(s);
-}
-
 static int
 session_rb_sample(void *ctx, void *data, size_t len)
 {
@@ -361,10 +343,6 @@ session_open(struct ev_loop *loop, const struct config *conf,
 	    EV_READ);
 	s->rb_ev.data = s;
 	ev_io_start(loop, &s->rb_ev);
-	ev_timer_init(&s->drain_ev, session_drain_cb, SESSION_DRAIN_SECS,
-	    SESSION_DRAIN_SECS);
-	s->drain_ev.data = s;
-	ev_timer_start(loop, &s->drain_ev);
 
 	s->exec_link = bpf_program__attach(s->skel->progs.on_exec);
 	if ((err = libbpf_get_error(s->exec_link)) != 0) {
@@ -400,7 +378,6 @@ session_close(struct session *s)
 	bpf_link__destroy(s->exit_link);
 	if (s->rb != NULL) {
 		ev_io_stop(s->loop, &s->rb_ev);
-		ev_timer_stop(s->loop, &s->drain_ev);
 		ring_buffer__free(s->rb);
 	}
 	profile_bpf__destroy(s->skel);

@@ -23,7 +23,12 @@ struct session	*session_open(struct ev_loop *, const struct config *,
 void		 session_close(struct session *);
 /* Apply the live keys of a new config; -1 leaves the old in force. */
 int		 session_apply(struct session *, const struct config *);
-/* Consume what the ring buffer holds now. */
+/*
+ * Consume what the ring buffer holds now.  Execs and exits that need
+ * no answer do not wake the daemon (bpf/profile.bpf.c) until a quarter
+ * of the ring is unread: whoever needs them read calls this (each
+ * round's start, a state dump).
+ */
 void		 session_drain_events(struct session *);
 
 /* Over an existing entry only: -1 with ENOENT once BPF deleted it. */
