@@ -15,6 +15,15 @@ other event wakes the daemon.'
 # 6000, more than four times that, in a few seconds.
 STORM=3000
 
+# What the test follows, on one line: execs and exits read, ring buffer
+# losses, processes tracked.
+storm_state () {
+	echo "$(daemon_state_value "[0-9]+ execs")" \
+	    "$(daemon_state_value "[0-9]+ exits")" \
+	    "$(daemon_state_value "ringbuf_lost [0-9]+")" \
+	    "$(daemon_state_value "pids: [0-9]+ tracked")"
+}
+
 test_expect_success ROOT,BPF 'start the daemon: a small ring, no sampling' '
 	profile_config <<-\EOF &&
 	[daemon]
@@ -27,11 +36,7 @@ test_expect_success ROOT,BPF 'start the daemon: a small ring, no sampling' '
 	sed -i "1,2d" ebpfspy.conf &&
 	daemon_start -v -c ebpfspy.conf -o out &&
 	daemon_wait_log_count "^round [0-9]+:" 1 &&
-	execs0=$(daemon_state_value "[0-9]+ execs") &&
-	exits0=$(daemon_state_value "[0-9]+ exits") &&
-	lost0=$(daemon_state_value "ringbuf_lost [0-9]+") &&
-	tracked0=$(daemon_state_value "pids: [0-9]+ tracked") &&
-	echo "$execs0 $exits0 $lost0 $tracked0" >before &&
+	storm_state >before &&
 	cat before
 '
 
@@ -45,9 +50,8 @@ test_expect_success ROOT,BPF "a storm of $STORM processes" '
 
 test_expect_success ROOT,BPF 'every exec and exit read, none lost' '
 	read execs0 exits0 lost0 tracked0 <before &&
-	execs=$(daemon_state_value "[0-9]+ execs") &&
-	exits=$(daemon_state_value "[0-9]+ exits") &&
-	lost=$(daemon_state_value "ringbuf_lost [0-9]+") &&
+	storm_state >after &&
+	read execs exits lost tracked <after &&
 	echo "execs $execs0 -> $execs, exits $exits0 -> $exits," \
 	    "lost $lost0 -> $lost" &&
 	test "$lost" -eq "$lost0" &&
@@ -59,7 +63,8 @@ test_expect_success ROOT,BPF 'the processes are forgotten at the end of a round'
 	read execs0 exits0 lost0 tracked0 <before &&
 	n=$(grep -c "^round [0-9]*:" daemon.log) &&
 	daemon_wait_log_count "^round [0-9]+:" $((n + 2)) &&
-	tracked=$(daemon_state_value "pids: [0-9]+ tracked") &&
+	storm_state >end &&
+	read execs exits lost tracked <end &&
 	echo "tracked: $tracked0 before, $tracked after" &&
 	test "$tracked" -le $((tracked0 + 100)) &&
 	daemon_stop
