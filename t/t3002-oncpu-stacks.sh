@@ -39,6 +39,28 @@ test_expect_success ROOT,BPF 'the split is still 75/25' '
 	within $(percent $a $((a + b))) 75 5
 '
 
+# Deeper than 32 frames, a stack goes to BPF's map of deep stacks.
+test_expect_success ROOT,BPF 'stacks of 50 levels keep every frame and the split' '
+	rm -rf out &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 997
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	./b3002 -m stacks -d 49 -c 3 >w1.out &&
+	daemon_stat stacks_full >stacks_full &&
+	daemon_stop &&
+	folded cpu b3002 >deep.folded &&
+	all=$(folded_sum "^b3002;" <deep.folded) &&
+	a=$(folded_sum "(;path_[0-3]){50};burn_a(;|\$)" <deep.folded) &&
+	b=$(folded_sum "(;path_[0-3]){50};burn_b(;|\$)" <deep.folded) &&
+	echo "$all samples, burn_a $a burn_b $b at 50 levels" &&
+	test_cmp zero stacks_full &&
+	test $((a + b)) -ge 1000 &&
+	test $((a + b)) -ge $((all * 9 / 10)) &&
+	within $(percent $a $((a + b))) 75 5
+'
+
 test_expect_success ROOT,BPF 'a full counts map is counted' '
 	rm -rf out &&
 	profile_config <<-\EOF &&

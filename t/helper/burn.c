@@ -8,7 +8,8 @@
  *          by construction (the same loop body, 3x the iterations).
  * stacks:  the same 75/25 split, reached through 4^depth distinct call
  *          paths (path_0..path_3 at each level), for thousands of
- *          distinct stacks.
+ *          distinct stacks.  Depth up to 100: below level 14 all
+ *          paths go through path_0.
  * syscall: main -> sys_loop, entering the kernel with raw syscalls.
  *
  * -j runs the work in that many threads (default 1).  Prints
@@ -148,7 +149,7 @@ static int		 depth = 6;
 static void *
 work(void *arg)
 {
-	unsigned	 path = 0, npaths = 1U << (2 * depth);
+	unsigned	 path = 0, npaths = 1U << (2 * (depth < 14 ? depth : 14));
 
 	if (strcmp(mode, "syscall") == 0) {
 		sys_loop();
@@ -200,7 +201,7 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (depth < 0 || depth > 15)
+	if (depth < 0 || depth > 100)
 		depth = 6;
 	if (nthreads < 1 || nthreads > 64)
 		nthreads = 1;
