@@ -14,18 +14,32 @@
 #include <string.h>
 
 #include "folded.h"
+#include "outbuf.h"
 #include "profile.h"
 #include "xmalloc.h"
 
+/*
+ * Lines are compared as their texts would be, without building them:
+ * frames with the same id are the same text; else the text of a frame
+ * goes on with ';' when a frame follows, or ends the line.  So each
+ * name has two keys, "name;" and "name" then the end, ranked once by
+ * their text; lines then compare frame by frame by integers.
+ */
 struct folded_line {
-	const char *const	*names;		/* string id -> clean name */
 	const uint32_t		*ids;		/* root first */
 	size_t			 n;
 	uint64_t		 value;
 };
 
+struct folded_sort {
+	const char *const	*names;		/* string id -> clean name */
+	uint32_t		*rank;		/* key -> place, equal keys equal */
+};
+
 static char	*folded_clean(const char *);
-static int	 folded_cmp(const void *, const void *);
+static int	 folded_key_cmp(const void *, const void *, void *);
+static int	 folded_cmp(const void *, const void *, void *);
+static void	 folded_rank(struct folded_sort *, size_t);
 
 /* A cleaned copy of a name, or NULL when it can be written as it is. */
 static char *
@@ -55,41 +69,78 @@ folded_clean(const char *s)
 }
 
 /*
- * Compare two lines as strcmp() would compare their texts, without
- * building them: frames with the same id are the same text and are
- * skipped, and at the end of a name the text goes on with ';' or ends.
- * Clean names hold no ';', so two names that end together are equal.
+ * Key 2 * id is the name that ends its line, 2 * id + 1 the name that
+ * a ';' follows.  Clean names hold no ';', so two keys whose names end
+ * together are equal exactly when both end the same way.
  */
 static int
-folded_cmp(const void *va, const void *vb)
+folded_key_cmp(const void *va, const void *vb, void *arg)
+{
+	const struct folded_sort	*so = arg;
+	uint32_t			 ka = *(const uint32_t *)va;
+	uint32_t			 kb = *(const uint32_t *)vb;
+	const unsigned char		*a, *b;
+	int				 ca, cb;
+
+	a = (const unsigned char *)so->names[ka / 2];
+	b = (const unsigned char *)so->names[kb / 2];
+	while (*a != '\0' && *a == *b) {
+		a++;
+		b++;
+	}
+	ca = *a != '\0' ? *a : (ka & 1) ? ';' : -1;
+	cb = *b != '\0' ? *b : (kb & 1) ? ';' : -1;
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	return 0;
+}
+
+static int
+folded_cmp(const void *va, const void *vb, void *arg)
 {
 	const struct folded_line	*x = va, *y = vb;
-	const unsigned char		*a, *b;
+	const struct folded_sort	*so = arg;
+	uint32_t			 ra, rb;
 	size_t				 i;
-	int				 ca, cb;
 
 	for (i = 0; i < x->n && i < y->n; i++) {
 		if (x->ids[i] == y->ids[i])
 			continue;
-		a = (const unsigned char *)x->names[x->ids[i]];
-		b = (const unsigned char *)y->names[y->ids[i]];
-		while (*a != '\0' && *a == *b) {
-			a++;
-			b++;
-		}
-		ca = *a != '\0' ? *a : i + 1 < x->n ? ';' : -1;
-		cb = *b != '\0' ? *b : i + 1 < y->n ? ';' : -1;
-		if (ca != cb)
-			return ca < cb ? -1 : 1;
+		ra = so->rank[2 * x->ids[i] + (i + 1 < x->n)];
+		rb = so->rank[2 * y->ids[i] + (i + 1 < y->n)];
+		if (ra != rb)
+			return ra < rb ? -1 : 1;
 	}
 	if (x->n == y->n)
 		return 0;
 	return x->n < y->n ? -1 : 1;
 }
 
+/* Rank both keys of every name. */
+static void
+folded_rank(struct folded_sort *so, size_t nstr)
+{
+	uint32_t	*keys;
+	size_t		 i, r = 0;
+
+	keys = xcalloc(2 * nstr + 1, sizeof(*keys));
+	so->rank = xcalloc(2 * nstr + 1, sizeof(*so->rank));
+	for (i = 0; i < 2 * nstr; i++)
+		keys[i] = i;
+	qsort_r(keys, 2 * nstr, sizeof(*keys), folded_key_cmp, so);
+	for (i = 0; i < 2 * nstr; i++) {
+		if (i > 0 && folded_key_cmp(&keys[i - 1], &keys[i], so) != 0)
+			r++;
+		so->rank[keys[i]] = r;
+	}
+	free(keys);
+}
+
 int
 folded_write(const struct profile *p, FILE *f)
 {
+	struct outbuf		 ob;
+	struct folded_sort	 so;
 	struct folded_line	*lines;
 	const char		**names;
 	char			**owned;
@@ -98,41 +149,50 @@ folded_write(const struct profile *p, FILE *f)
 	int			 rv = 0;
 
 	nstr = profile_nstrings(p);
-	names = xcalloc(nstr, sizeof(*names));
-	owned = xcalloc(nstr, sizeof(*owned));
+	names = xcalloc(nstr + 1, sizeof(*names));
+	owned = xcalloc(nstr + 1, sizeof(*owned));
 	for (i = 0; i < nstr; i++) {
 		owned[i] = folded_clean(profile_string(p, i));
 		names[i] = owned[i] != NULL ? owned[i] : profile_string(p, i);
 	}
+	so.names = names;
+	folded_rank(&so, nstr);
 
 	nlines = profile_nstacks(p);
 	lines = xcalloc(nlines + 1, sizeof(*lines));
-	for (i = 0; i < nlines; i++) {
-		lines[i].names = names;
+	for (i = 0; i < nlines; i++)
 		lines[i].ids = profile_stack(p, i, &lines[i].n,
 		    &lines[i].value);
-	}
-	qsort(lines, nlines, sizeof(*lines), folded_cmp);
+	qsort_r(lines, nlines, sizeof(*lines), folded_cmp, &so);
 
-	for (i = 0; i < nlines; i = j) {
+	memset(&ob, 0, sizeof(ob));
+	for (i = 0; i < nlines && rv == 0; i = j) {
 		value = lines[i].value;
 		for (j = i + 1; j < nlines &&
-		    folded_cmp(&lines[i], &lines[j]) == 0; j++)
+		    folded_cmp(&lines[i], &lines[j], &so) == 0; j++)
 			value += lines[j].value;
 		for (k = 0; k < lines[i].n; k++) {
 			if (k > 0)
-				putc(';', f);
-			fputs(names[lines[i].ids[k]], f);
+				outbuf_char(&ob, ';');
+			outbuf_str(&ob, names[lines[i].ids[k]]);
 		}
-		fprintf(f, " %" PRIu64 "\n", value);
+		outbuf_char(&ob, ' ');
+		outbuf_u64(&ob, value);
+		outbuf_char(&ob, '\n');
+		if (ob.len >= 64 * 1024 && outbuf_flush(&ob, f) == -1)
+			rv = -1;
 	}
-	if (fflush(f) == EOF || ferror(f)) {
+	if (rv == 0 && outbuf_flush(&ob, f) == -1)
+		rv = -1;
+	if (rv == 0 && (fflush(f) == EOF || ferror(f))) {
 		if (errno == 0)
 			errno = EIO;
 		rv = -1;
 	}
 
+	outbuf_free(&ob);
 	free(lines);
+	free(so.rank);
 	for (i = 0; i < nstr; i++)
 		free(owned[i]);
 	free(owned);
