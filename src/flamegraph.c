@@ -21,12 +21,28 @@
 #include "log.h"
 #include "profile.h"
 #include "sink_file.h"
+#include "stacksort.h"
 #include "xmalloc.h"
+
+/*
+ * A stack in sorted order, as the walks need it: the frames it shares
+ * with the stack before it, then its own in tails.  The walks read
+ * these in order, never the profile's stacks, which lie in the order
+ * they came in: two walks over a large profile went to memory for
+ * nearly every stack.
+ */
+struct flamegraph_row {
+	uint32_t		 common;
+	uint32_t		 n;		/* frames, at most MAX_DEPTH */
+	size_t			 off;		/* of frame common in tails */
+	uint64_t		 value;
+};
 
 struct flamegraph {
 	const struct profile	*p;
-	size_t			*order;		/* stack indices, sorted */
+	struct flamegraph_row	*rows;		/* sorted */
 	size_t			 nstacks;
+	uint32_t		*tails;
 	uint64_t		 total;
 	uint64_t		 min_value;	/* narrower is not drawn */
 	/* Over FLAMEGRAPH_MAX_FRAMES: the cut, when cut_ties > 0. */
@@ -34,12 +50,6 @@ struct flamegraph {
 	unsigned int		 cut_depth;
 	size_t			 cut_ties;
 	unsigned int		 max_depth;	/* of the frames drawn */
-};
-
-struct flamegraph_sort {
-	const uint32_t	**ids;		/* a stack's frames */
-	size_t		 *n;
-	uint32_t	 *rank;		/* a name's place by strcmp() */
 };
 
 struct flamegraph_open {
@@ -72,7 +82,6 @@ struct flamegraph_svg_arg {
 };
 
 static int	 flamegraph_name_cmp(const void *, const void *, void *);
-static int	 flamegraph_cmp(const void *, const void *, void *);
 static void	 flamegraph_sort(struct flamegraph *);
 static int	 flamegraph_drawn(const struct flamegraph *, uint64_t,
 		    unsigned int, size_t *);
@@ -96,63 +105,59 @@ flamegraph_name_cmp(const void *va, const void *vb, void *arg)
 }
 
 /*
- * Frame by frame by name; a stack sorts before the stacks it is a
- * prefix of.  Names are interned, so two frames are the same name
- * exactly when their ids are, and otherwise compare as their ranks do.
- */
-static int
-flamegraph_cmp(const void *va, const void *vb, void *arg)
-{
-	const struct flamegraph_sort	*so = arg;
-	const uint32_t			*a, *b;
-	size_t				 na, nb, i;
-
-	a = so->ids[*(const size_t *)va];
-	na = so->n[*(const size_t *)va];
-	b = so->ids[*(const size_t *)vb];
-	nb = so->n[*(const size_t *)vb];
-	for (i = 0; i < na && i < nb; i++) {
-		if (a[i] == b[i])
-			continue;
-		return so->rank[a[i]] < so->rank[b[i]] ? -1 : 1;
-	}
-	if (na == nb)
-		return 0;
-	return na < nb ? -1 : 1;
-}
-
-/*
- * Sort the stacks: the names are ranked once, then stacks compare by
- * integers, their frames looked up once each.
+ * Sort the stacks of non-zero value frame by frame by name, into rows:
+ * the names are ranked once, then stacks compare by integers.  Frames
+ * deeper than FLAMEGRAPH_MAX_DEPTH are folded into the one above.
  */
 static void
 flamegraph_sort(struct flamegraph *fg)
 {
-	struct flamegraph_sort	 so;
-	uint32_t		*byname;
-	size_t			 i, nstr, nall;
+	struct stacksort_item	*items;
+	struct flamegraph_row	*r;
+	uint32_t		*byname, *rank;
+	uint64_t		 v;
+	size_t			 i, j, c, nstr, ntails = 0;
 
 	nstr = profile_nstrings(fg->p);
-	nall = profile_nstacks(fg->p);
 	byname = xcalloc(nstr + 1, sizeof(*byname));
-	so.rank = xcalloc(nstr + 1, sizeof(*so.rank));
+	rank = xcalloc(nstr + 1, sizeof(*rank));
 	for (i = 0; i < nstr; i++)
 		byname[i] = i;
 	qsort_r(byname, nstr, sizeof(*byname), flamegraph_name_cmp,
 	    (void *)fg->p);
 	for (i = 0; i < nstr; i++)
-		so.rank[byname[i]] = i;
+		rank[byname[i]] = i;
 	free(byname);
 
-	so.ids = xcalloc(nall + 1, sizeof(*so.ids));
-	so.n = xcalloc(nall + 1, sizeof(*so.n));
-	for (i = 0; i < nall; i++)
-		so.ids[i] = profile_stack(fg->p, i, &so.n[i], NULL);
-	qsort_r(fg->order, fg->nstacks, sizeof(*fg->order), flamegraph_cmp,
-	    &so);
-	free(so.ids);
-	free(so.n);
-	free(so.rank);
+	items = xcalloc(fg->nstacks + 1, sizeof(*items));
+	for (i = 0, j = 0; j < fg->nstacks; i++) {
+		items[j].ids = profile_stack(fg->p, i, &items[j].n, &v);
+		items[j].index = i;
+		if (v == 0)
+			continue;
+		if (items[j].n > FLAMEGRAPH_MAX_DEPTH)
+			items[j].n = FLAMEGRAPH_MAX_DEPTH;
+		ntails += items[j++].n;
+	}
+	stacksort(items, fg->nstacks, rank, 0);
+	free(rank);
+
+	fg->rows = xcalloc(fg->nstacks + 1, sizeof(*fg->rows));
+	fg->tails = xcalloc(ntails + 1, sizeof(*fg->tails));
+	for (i = 0, ntails = 0; i < fg->nstacks; i++) {
+		r = &fg->rows[i];
+		for (c = 0; i > 0 && c < items[i].n && c < items[i - 1].n &&
+		    items[i].ids[c] == items[i - 1].ids[c]; c++)
+			;
+		r->common = c;
+		r->n = items[i].n;
+		r->off = ntails;
+		(void)profile_stack(fg->p, items[i].index, &j, &r->value);
+		memcpy(fg->tails + ntails, items[i].ids + r->common,
+		    (r->n - r->common) * sizeof(*fg->tails));
+		ntails += r->n - r->common;
+	}
+	free(items);
 }
 
 /*
@@ -185,21 +190,19 @@ flamegraph_pass(const struct flamegraph *fg,
 {
 	struct flamegraph_open	*open;
 	struct flamegraph_frame	 fr;
-	const uint32_t		*ids = NULL;
-	uint64_t		 cum = 0, v = 0;
+	const struct flamegraph_row *r = NULL;
+	uint64_t		 cum = 0;
 	size_t			 i, n, c, depth = 0, ties = 0;
 	int			 rv = 0;
 
 	open = xcalloc(FLAMEGRAPH_MAX_DEPTH, sizeof(*open));
 	for (i = 0; i <= fg->nstacks && rv == 0; i++) {
 		if (i < fg->nstacks) {
-			ids = profile_stack(fg->p, fg->order[i], &n, &v);
-			if (n > FLAMEGRAPH_MAX_DEPTH)
-				n = FLAMEGRAPH_MAX_DEPTH;
+			r = &fg->rows[i];
+			c = r->common;
+			n = r->n;
 		} else
-			n = 0;
-		for (c = 0; c < depth && c < n && open[c].id == ids[c]; c++)
-			;
+			c = n = 0;
 		while (depth > c) {
 			depth--;
 			if (depth > 0)
@@ -217,12 +220,12 @@ flamegraph_pass(const struct flamegraph *fg,
 		if (n == 0 || rv != 0)
 			continue;
 		for (; depth < n; depth++) {
-			open[depth].id = ids[depth];
+			open[depth].id = fg->tails[r->off + depth - c];
 			open[depth].start = cum;
 			open[depth].value = 0;
 		}
-		open[n - 1].value += v;
-		cum += v;
+		open[n - 1].value += r->value;
+		cum += r->value;
 	}
 	free(open);
 	return rv;
@@ -279,16 +282,14 @@ flamegraph_create(const struct profile *p)
 	struct flamegraph	*fg;
 	struct flamegraph_top	 t;
 	uint64_t		 v, parts;
-	size_t			 i, n, d;
+	size_t			 i, d;
 
 	fg = xcalloc(1, sizeof(*fg));
 	fg->p = p;
-	n = profile_nstacks(p);
-	fg->order = xcalloc(n + 1, sizeof(*fg->order));
 	for (i = 0; profile_stack(p, i, &d, &v) != NULL; i++) {
 		if (v == 0)
 			continue;
-		fg->order[fg->nstacks++] = i;
+		fg->nstacks++;
 		fg->total += v;
 	}
 	flamegraph_sort(fg);
@@ -336,7 +337,8 @@ flamegraph_free(struct flamegraph *fg)
 {
 	if (fg == NULL)
 		return;
-	free(fg->order);
+	free(fg->rows);
+	free(fg->tails);
 	free(fg);
 }
 

@@ -16,21 +16,16 @@
 #include "folded.h"
 #include "outbuf.h"
 #include "profile.h"
+#include "stacksort.h"
 #include "xmalloc.h"
 
 /*
- * Lines are compared as their texts would be, without building them:
+ * Lines are sorted as their texts would be, without building them:
  * frames with the same id are the same text; else the text of a frame
  * goes on with ';' when a frame follows, or ends the line.  So each
  * name has two keys, "name;" and "name" then the end, ranked once by
- * their text; lines then compare frame by frame by integers.
+ * their text, and stacksort() compares lines frame by frame by those.
  */
-struct folded_line {
-	const uint32_t		*ids;		/* root first */
-	size_t			 n;
-	uint64_t		 value;
-};
-
 struct folded_sort {
 	const char *const	*names;		/* string id -> clean name */
 	uint32_t		*rank;		/* key -> place, equal keys equal */
@@ -38,7 +33,6 @@ struct folded_sort {
 
 static char	*folded_clean(const char *);
 static int	 folded_key_cmp(const void *, const void *, void *);
-static int	 folded_cmp(const void *, const void *, void *);
 static void	 folded_rank(struct folded_sort *, size_t);
 
 /* A cleaned copy of a name, or NULL when it can be written as it is. */
@@ -95,27 +89,6 @@ folded_key_cmp(const void *va, const void *vb, void *arg)
 	return 0;
 }
 
-static int
-folded_cmp(const void *va, const void *vb, void *arg)
-{
-	const struct folded_line	*x = va, *y = vb;
-	const struct folded_sort	*so = arg;
-	uint32_t			 ra, rb;
-	size_t				 i;
-
-	for (i = 0; i < x->n && i < y->n; i++) {
-		if (x->ids[i] == y->ids[i])
-			continue;
-		ra = so->rank[2 * x->ids[i] + (i + 1 < x->n)];
-		rb = so->rank[2 * y->ids[i] + (i + 1 < y->n)];
-		if (ra != rb)
-			return ra < rb ? -1 : 1;
-	}
-	if (x->n == y->n)
-		return 0;
-	return x->n < y->n ? -1 : 1;
-}
-
 /* Rank both keys of every name. */
 static void
 folded_rank(struct folded_sort *so, size_t nstr)
@@ -141,10 +114,10 @@ folded_write(const struct profile *p, FILE *f)
 {
 	struct outbuf		 ob;
 	struct folded_sort	 so;
-	struct folded_line	*lines;
+	struct stacksort_item	*lines;
 	const char		**names;
 	char			**owned;
-	uint64_t		 value;
+	uint64_t		 value, v;
 	size_t			 nstr, nlines, i, j, k;
 	int			 rv = 0;
 
@@ -160,17 +133,20 @@ folded_write(const struct profile *p, FILE *f)
 
 	nlines = profile_nstacks(p);
 	lines = xcalloc(nlines + 1, sizeof(*lines));
-	for (i = 0; i < nlines; i++)
-		lines[i].ids = profile_stack(p, i, &lines[i].n,
-		    &lines[i].value);
-	qsort_r(lines, nlines, sizeof(*lines), folded_cmp, &so);
+	for (i = 0; i < nlines; i++) {
+		lines[i].ids = profile_stack(p, i, &lines[i].n, NULL);
+		lines[i].index = i;
+	}
+	stacksort(lines, nlines, so.rank, STACKSORT_LAST);
 
 	memset(&ob, 0, sizeof(ob));
 	for (i = 0; i < nlines && rv == 0; i = j) {
-		value = lines[i].value;
-		for (j = i + 1; j < nlines &&
-		    folded_cmp(&lines[i], &lines[j], &so) == 0; j++)
-			value += lines[j].value;
+		(void)profile_stack(p, lines[i].index, &k, &value);
+		for (j = i + 1; j < nlines && stacksort_cmp(&lines[i],
+		    &lines[j], so.rank, STACKSORT_LAST) == 0; j++) {
+			(void)profile_stack(p, lines[j].index, &k, &v);
+			value += v;
+		}
 		for (k = 0; k < lines[i].n; k++) {
 			if (k > 0)
 				outbuf_char(&ob, ';');
