@@ -211,6 +211,7 @@ flamegraph_pass(const struct flamegraph *fg,
 			    &ties))
 				continue;
 			fr.name = profile_string(fg->p, open[depth].id);
+			fr.id = open[depth].id;
 			fr.depth = depth;
 			fr.start = open[depth].start;
 			fr.value = open[depth].value;
@@ -365,6 +366,12 @@ enum profile_type
 flamegraph_type(const struct flamegraph *fg)
 {
 	return profile_type(fg->p);
+}
+
+size_t
+flamegraph_nnames(const struct flamegraph *fg)
+{
+	return profile_nstrings(fg->p);
 }
 
 static int

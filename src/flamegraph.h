@@ -26,6 +26,7 @@ struct config;
 /* One frame as it is drawn. */
 struct flamegraph_frame {
 	const char	*name;
+	uint32_t	 id;		/* of the name, below nnames */
 	unsigned int	 depth;		/* 0: the roots */
 	uint64_t	 start;		/* the values left of it */
 	uint64_t	 value;		/* its own and its callees' */
@@ -42,6 +43,7 @@ int		 flamegraph_walk(const struct flamegraph *,
 uint64_t	 flamegraph_total(const struct flamegraph *);
 unsigned int	 flamegraph_depth(const struct flamegraph *);	/* deepest */
 enum profile_type flamegraph_type(const struct flamegraph *);
+size_t		 flamegraph_nnames(const struct flamegraph *);
 
 /*
  * flamegraph_svg.c: the SVG document; the title is plain text.  Returns

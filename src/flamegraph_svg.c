@@ -15,11 +15,14 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "flamegraph.h"
+#include "log.h"
 #include "outbuf.h"
 #include "profile.h"
+#include "xmalloc.h"
 
 #define FLAMEGRAPH_SVG_FRAME_H	16		/* pixels per depth */
 #define FLAMEGRAPH_SVG_FONT	12		/* pixels */
@@ -39,12 +42,29 @@ struct flamegraph_svg {
 	uint64_t		 total;
 	enum profile_type	 type;
 	int			 height;
+	/*
+	 * A name is drawn in many frames (a hot function under many
+	 * callers): its escaped text and colour are made once, by id.
+	 */
+	struct flamegraph_svg_name *names;
+	size_t			 nnames;
+	struct outbuf		 texts;
+};
+
+struct flamegraph_svg_name {
+	size_t			 off;		/* of its text in texts */
+	size_t			 len;
+	size_t			 chars;
+	uint8_t			 rgb[3];
+	int			 done;
 };
 
 static size_t	 flamegraph_svg_utf8(const unsigned char *);
 static size_t	 flamegraph_svg_chars(const char *);
 static void	 flamegraph_svg_text(struct outbuf *, const char *, size_t);
 static uint64_t	 flamegraph_svg_div(uint64_t, uint64_t, uint64_t);
+static const struct flamegraph_svg_name *flamegraph_svg_name(
+		    struct flamegraph_svg *, const struct flamegraph_frame *);
 static void	 flamegraph_svg_colour(const char *, enum profile_type,
 		    int *, int *, int *);
 static int	 flamegraph_svg_frame_cb(const struct flamegraph_frame *,
@@ -335,8 +355,18 @@ flamegraph_svg_text(struct outbuf *ob, const char *s, size_t max)
 static uint64_t
 flamegraph_svg_div(uint64_t a, uint64_t mul, uint64_t div)
 {
-	unsigned __int128	 x = (unsigned __int128)a * mul, q, r;
+	unsigned __int128	 x, q, r;
+	uint64_t		 x64, q64, r64;
 
+	/* 128-bit division is slow: most values fit 64 bits. */
+	if (!__builtin_mul_overflow(a, mul, &x64)) {
+		q64 = x64 / div;
+		r64 = x64 % div;
+		if (r64 > div - r64 || (r64 == div - r64 && (q64 & 1)))
+			q64++;
+		return q64;
+	}
+	x = (unsigned __int128)a * mul;
 	q = x / div;
 	r = x % div;
 	if (r > div - r || (r == div - r && (q & 1)))
@@ -371,15 +401,41 @@ flamegraph_svg_colour(const char *name, enum profile_type type, int *r,
 	}
 }
 
+/* A frame's name as drawn: escaped text, its characters, its colour. */
+static const struct flamegraph_svg_name *
+flamegraph_svg_name(struct flamegraph_svg *s, const struct flamegraph_frame *fr)
+{
+	struct flamegraph_svg_name	*nm;
+	int				 r, g, b;
+
+	if (fr->id >= s->nnames)
+		fatalx("flame graph: name %u of %zu", fr->id, s->nnames);
+	nm = &s->names[fr->id];
+	if (nm->done)
+		return nm;
+	nm->off = s->texts.len;
+	flamegraph_svg_text(&s->texts, fr->name, SIZE_MAX);
+	nm->len = s->texts.len - nm->off;
+	nm->chars = flamegraph_svg_chars(*fr->name != '\0' ? fr->name :
+	    "[unknown]");
+	flamegraph_svg_colour(fr->name, s->type, &r, &g, &b);
+	nm->rgb[0] = r;
+	nm->rgb[1] = g;
+	nm->rgb[2] = b;
+	nm->done = 1;
+	return nm;
+}
+
 static int
 flamegraph_svg_frame_cb(const struct flamegraph_frame *fr, void *arg)
 {
 	struct flamegraph_svg	*s = arg;
 	struct outbuf		*ob = &s->ob;
 	const uint64_t		 fw = FLAMEGRAPH_WIDTH - 2 * FLAMEGRAPH_XPAD;
+	const struct flamegraph_svg_name *nm;
 	unsigned __int128	 room;
 	uint64_t		 x, w, chars = 0;
-	int			 y, r, g, b;
+	int			 y;
 
 	/* In hundredths of a pixel, of a percent, of a second. */
 	x = FLAMEGRAPH_XPAD * 100 + flamegraph_svg_div(fr->start, fw * 100,
@@ -387,7 +443,7 @@ flamegraph_svg_frame_cb(const struct flamegraph_frame *fr, void *arg)
 	w = flamegraph_svg_div(fr->value, fw * 100, s->total);
 	y = s->height - FLAMEGRAPH_SVG_BOTTOM -
 	    (int)(fr->depth + 1) * FLAMEGRAPH_SVG_FRAME_H;
-	flamegraph_svg_colour(fr->name, s->type, &r, &g, &b);
+	nm = flamegraph_svg_name(s, fr);
 
 	OUTBUF_LIT(ob, "<g data-d=\"");
 	outbuf_u64(ob, fr->depth);
@@ -396,7 +452,7 @@ flamegraph_svg_frame_cb(const struct flamegraph_frame *fr, void *arg)
 	OUTBUF_LIT(ob, "\" data-v=\"");
 	outbuf_u64(ob, fr->value);
 	OUTBUF_LIT(ob, "\"><title>");
-	flamegraph_svg_text(ob, fr->name, SIZE_MAX);
+	outbuf_add(ob, s->texts.buf + nm->off, nm->len);
 	OUTBUF_LIT(ob, " (");
 	if (s->type == PROFILE_TYPE_OFFCPU && fr->value >= 1000000000) {
 		outbuf_fixed(ob, flamegraph_svg_div(fr->value, 1, 10000000),
@@ -423,11 +479,11 @@ flamegraph_svg_frame_cb(const struct flamegraph_frame *fr, void *arg)
 	OUTBUF_LIT(ob, "\" height=\"");
 	outbuf_u64(ob, FLAMEGRAPH_SVG_FRAME_H - 1);
 	OUTBUF_LIT(ob, "\" fill=\"rgb(");
-	outbuf_u64(ob, r);
+	outbuf_u64(ob, nm->rgb[0]);
 	outbuf_char(ob, ',');
-	outbuf_u64(ob, g);
+	outbuf_u64(ob, nm->rgb[1]);
 	outbuf_char(ob, ',');
-	outbuf_u64(ob, b);
+	outbuf_u64(ob, nm->rgb[2]);
 	OUTBUF_LIT(ob, ")\" rx=\"2\" ry=\"2\"/><text x=\"");
 	outbuf_fixed(ob, x + FLAMEGRAPH_SVG_TEXT_PAD * 100, 2);
 	OUTBUF_LIT(ob, "\" y=\"");
@@ -443,7 +499,9 @@ flamegraph_svg_frame_cb(const struct flamegraph_frame *fr, void *arg)
 		chars = (room - (unsigned __int128)s->total * 2 *
 		    FLAMEGRAPH_SVG_TEXT_PAD * 100) /
 		    ((unsigned __int128)s->total * FLAMEGRAPH_SVG_CHAR_W);
-	if (chars >= 3)
+	if (chars >= 3 && chars >= nm->chars)
+		outbuf_add(ob, s->texts.buf + nm->off, nm->len);
+	else if (chars >= 3)
 		flamegraph_svg_text(ob, fr->name, chars);
 	OUTBUF_LIT(ob, "</text></g>\n");
 	if (ob->len >= 64 * 1024 && outbuf_flush(ob, s->f) == -1)
@@ -463,6 +521,8 @@ flamegraph_svg_write(const struct flamegraph *fg, const char *title,
 	s.f = f;
 	s.total = flamegraph_total(fg);
 	s.type = flamegraph_type(fg);
+	s.nnames = flamegraph_nnames(fg);
+	s.names = xcalloc(s.nnames + 1, sizeof(*s.names));
 	s.height = FLAMEGRAPH_SVG_TOP + FLAMEGRAPH_SVG_BOTTOM +
 	    (flamegraph_depth(fg) + 1) * FLAMEGRAPH_SVG_FRAME_H;
 
@@ -504,6 +564,8 @@ flamegraph_svg_write(const struct flamegraph *fg, const char *title,
 	    outbuf_flush(&s.ob, f) == -1)
 		goto fail;
 	outbuf_free(&s.ob);
+	outbuf_free(&s.texts);
+	free(s.names);
 	fprintf(f, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s"
 	    "]]></script>\n</svg>\n", flamegraph_svg_js);
 	if (fflush(f) == EOF || ferror(f))
@@ -511,6 +573,8 @@ flamegraph_svg_write(const struct flamegraph *fg, const char *title,
 	return 0;
 fail:
 	outbuf_free(&s.ob);
+	outbuf_free(&s.texts);
+	free(s.names);
 	if (errno == 0)
 		errno = EIO;
 	return -1;
