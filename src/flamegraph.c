@@ -391,7 +391,7 @@ flamegraph_file(const char *dir, const char *name, const struct profile *p,
 
 	a.fg = flamegraph_create(p);
 	a.title = title;
-	rv = sink_file_atomic(dir, name, flamegraph_svg_cb, &a);
+	rv = sink_file_atomic(dir, name, flamegraph_svg_cb, &a, NULL);
 	flamegraph_free((struct flamegraph *)a.fg);
 	return rv;
 }

@@ -1,6 +1,8 @@
 #ifndef EBPFSPY_FLAMEGRAPH_H
 #define EBPFSPY_FLAMEGRAPH_H
 
+#include <sys/stat.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -78,6 +80,15 @@ void		 flamegraph_hours_free(struct flamegraph_hours *);
 struct profile	*flamegraph_hours_get(struct flamegraph_hours *,
 		    const char *, const struct profile *, time_t);
 void		 flamegraph_hours_sweep(struct flamegraph_hours *, time_t);
+/*
+ * The .folded file just written at a path, with its stat, holds the
+ * stacks of a profile: the next flamegraph_hours_get() takes them from
+ * the profile, which must live until then, rather than reading the
+ * file back.  A NULL path forgets it.
+ */
+void		 flamegraph_hours_known(struct flamegraph_hours *,
+		    const char *, const struct stat *,
+		    const struct profile *);
 void		 flamegraph_hours_budget(struct flamegraph_hours *, size_t);
 void		 flamegraph_hours_log_state(struct flamegraph_hours *);
 

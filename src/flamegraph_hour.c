@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "flamegraph.h"
+#include "flamegraph_int.h"
 #include "log.h"
 #include "profile.h"
 #include "retention.h"
@@ -41,21 +42,6 @@
 #define FLAMEGRAPH_HOUR_FILES	8192		/* folded files read */
 #define FLAMEGRAPH_HOUR_IDLE	600		/* seconds unused: dropped */
 #define FLAMEGRAPH_HOUR_HOLES	4096		/* zero stacks kept */
-#define FLAMEGRAPH_LINE_MAX	(256 * 1024)	/* bytes of a folded line */
-#define FLAMEGRAPH_LINE_FRAMES	2048		/* frames of a folded line */
-#define FLAMEGRAPH_VALUE_MAX	(1ULL << 62)	/* sums cannot overflow */
-
-/* A file of the hour and what it added to the sum. */
-struct flamegraph_hour_file {
-	time_t			 when;
-	struct stat		 sb;		/* inode, size, times */
-	char			 name[64];
-	size_t			 cap;		/* budget it was read with */
-	size_t			 bytes;		/* read of it */
-	uint32_t		*stacks;	/* a line's stack in the sum */
-	uint64_t		*values;	/* and its value */
-	size_t			 n, ncap;
-};
 
 /* One directory. */
 struct flamegraph_hour {
@@ -70,12 +56,12 @@ struct flamegraph_hour {
 struct flamegraph_hours {
 	struct flamegraph_hour	*list;
 	size_t			 budget;	/* bytes read of an hour */
+	/* The sink's file of this round and the profile it holds. */
+	char			*known;
+	struct stat		 known_sb;
+	const struct profile	*known_p;
 };
 
-static int	 flamegraph_line(struct profile *, char *, size_t,
-		    const char **, struct flamegraph_hour_file *);
-static long	 flamegraph_read(struct profile *, FILE *, size_t *,
-		    struct flamegraph_hour_file *);
 static int	 flamegraph_hour_cmp(const void *, const void *);
 static void	 flamegraph_hour_file_sub(struct profile *,
 		    struct flamegraph_hour_file *);
@@ -83,113 +69,13 @@ static void	 flamegraph_hour_file_read(struct flamegraph_hour *, int,
 		    struct flamegraph_hour_file *, size_t *);
 static struct flamegraph_hour_file *flamegraph_hour_list(const char *,
 		    DIR *, time_t, size_t *);
+static int	 flamegraph_hour_known(struct flamegraph_hours *,
+		    struct flamegraph_hour *, struct flamegraph_hour_file *,
+		    size_t *);
 static int	 flamegraph_hour_same(const struct flamegraph_hour_file *,
 		    const struct flamegraph_hour_file *);
 static void	 flamegraph_hour_compact(struct flamegraph_hour *);
 static void	 flamegraph_hour_free(struct flamegraph_hour *);
-
-/*
- * One folded line, without its newline: "frames value", the value after
- * the last space.  Returns 1 if it was added, 0 if it is not a stack.
- */
-static int
-flamegraph_line(struct profile *p, char *line, size_t len,
-    const char **frames, struct flamegraph_hour_file *rec)
-{
-	uint64_t	 v = 0;
-	size_t		 sp, i, n, st;
-	char		*s;
-
-	if (len > 0 && line[len - 1] == '\r')
-		len--;
-	for (sp = len; sp > 0 && line[sp - 1] != ' '; sp--)
-		;
-	if (sp == 0 || sp == len)
-		return 0;
-	for (i = sp; i < len; i++) {
-		if (line[i] < '0' || line[i] > '9')
-			return 0;
-		if (v > (FLAMEGRAPH_VALUE_MAX - (line[i] - '0')) / 10)
-			return 0;
-		v = v * 10 + (line[i] - '0');
-	}
-	if (v == 0 || v > FLAMEGRAPH_VALUE_MAX - profile_total(p))
-		return 0;
-	/* flamegraph.pl allows several spaces before the count. */
-	for (sp--; sp > 0 && line[sp - 1] == ' '; sp--)
-		;
-	if (sp == 0)
-		return 0;
-	line[sp] = '\0';
-	frames[0] = line;
-	for (n = 1, s = line; (s = strchr(s, ';')) != NULL; ) {
-		*s++ = '\0';
-		if (n == FLAMEGRAPH_LINE_FRAMES)
-			break;
-		frames[n++] = s;
-	}
-	st = profile_add_stack(p, frames, n, v);
-	if (rec == NULL)
-		return 1;
-	if (rec->n == rec->ncap) {
-		rec->ncap = rec->ncap ? rec->ncap * 2 : 256;
-		rec->stacks = xreallocarray(rec->stacks, rec->ncap,
-		    sizeof(*rec->stacks));
-		rec->values = xreallocarray(rec->values, rec->ncap,
-		    sizeof(*rec->values));
-	}
-	rec->stacks[rec->n] = st;
-	rec->values[rec->n] = v;
-	rec->n++;
-	return 1;
-}
-
-/* flamegraph_folded_read(), each line added also noted in rec. */
-static long
-flamegraph_read(struct profile *p, FILE *f, size_t *budget,
-    struct flamegraph_hour_file *rec)
-{
-	const char	**frames;
-	char		 *line;
-	size_t		  len = 0;
-	long		  added = 0;
-	int		  c, bad = 0;
-
-	line = xmalloc(FLAMEGRAPH_LINE_MAX);
-	frames = xcalloc(FLAMEGRAPH_LINE_FRAMES, sizeof(*frames));
-	/* By the character: a line never costs more than its bound. */
-	while (*budget > 0 && (c = getc_unlocked(f)) != EOF) {
-		(*budget)--;
-		if (c != '\n') {
-			/* Too long, or a NUL: skip to the end of the line. */
-			if (c == '\0' || len == FLAMEGRAPH_LINE_MAX - 1)
-				bad = 1;
-			else if (!bad)
-				line[len++] = c;
-			continue;
-		}
-		if (!bad)
-			added += flamegraph_line(p, line, len, frames, rec);
-		len = 0;
-		bad = 0;
-	}
-	/* A last line without its newline, unless the budget cut it. */
-	if (ferror(f)) {
-		added = -1;
-		if (errno == 0)
-			errno = EIO;
-	} else if (len > 0 && !bad && feof(f))
-		added += flamegraph_line(p, line, len, frames, rec);
-	free(frames);
-	free(line);
-	return added;
-}
-
-long
-flamegraph_folded_read(struct profile *p, FILE *f, size_t *budget)
-{
-	return flamegraph_read(p, f, budget, NULL);
-}
 
 /* Newest first, so that a cut by the byte budget drops the oldest. */
 static int
@@ -287,6 +173,38 @@ flamegraph_hour_list(const char *dir, DIR *d, time_t now, size_t *np)
 	qsort(files, nfiles, sizeof(*files), flamegraph_hour_cmp);
 	*np = nfiles;
 	return files;
+}
+
+/*
+ * A file listed that is the one the sink has just written from a
+ * profile (the same inode, size and mtime) takes its stacks from the
+ * profile, if the budget holds the whole file: 1, else 0 to read it.
+ */
+static int
+flamegraph_hour_known(struct flamegraph_hours *hs, struct flamegraph_hour *h,
+    struct flamegraph_hour_file *hf, size_t *budget)
+{
+	size_t	 len = strlen(h->dir);
+
+	if (hs->known == NULL || profile_type(hs->known_p) !=
+	    profile_type(h->p) || strncmp(hs->known, h->dir, len) != 0 ||
+	    hs->known[len] != '/' || strcmp(hs->known + len + 1,
+	    hf->name) != 0)
+		return 0;
+	if (!S_ISREG(hf->sb.st_mode) ||
+	    hf->sb.st_dev != hs->known_sb.st_dev ||
+	    hf->sb.st_ino != hs->known_sb.st_ino ||
+	    hf->sb.st_size != hs->known_sb.st_size ||
+	    hf->sb.st_mtim.tv_sec != hs->known_sb.st_mtim.tv_sec ||
+	    hf->sb.st_mtim.tv_nsec != hs->known_sb.st_mtim.tv_nsec ||
+	    hf->sb.st_size < 0 || (size_t)hf->sb.st_size >= *budget)
+		return 0;
+	if (!flamegraph_read_profile(h->p, hs->known_p, hf))
+		return 0;
+	hf->cap = *budget;
+	hf->bytes = hf->sb.st_size;
+	*budget -= hf->bytes;
+	return 1;
 }
 
 /*
@@ -394,6 +312,7 @@ flamegraph_hours_free(struct flamegraph_hours *hs)
 		next = h->next;
 		flamegraph_hour_free(h);
 	}
+	free(hs->known);
 	free(hs);
 }
 
@@ -500,7 +419,8 @@ flamegraph_hours_get(struct flamegraph_hours *hs, const char *dir,
 		}
 		if (c == 0)
 			flamegraph_hour_file_sub(h->p, &old[o++]);
-		if (budget > 0)
+		if (budget > 0 && !flamegraph_hour_known(hs, h, &files[i],
+		    &budget))
 			flamegraph_hour_file_read(h, dirfd(d), &files[i],
 			    &budget);
 	}
@@ -513,6 +433,26 @@ flamegraph_hours_get(struct flamegraph_hours *hs, const char *dir,
 		log_warnx("%s: last-hour.svg covers the newest %zu MiB of "
 		    "folded stacks", dir, hs->budget >> 20);
 	closedir(d);
+	flamegraph_hours_known(hs, NULL, NULL, NULL);
 	flamegraph_hour_compact(h);
 	return h->p;
+}
+
+/*
+ * The .folded file at path, as it was written (sink_file_write_folded()
+ * says), holds the stacks of p: the next flamegraph_hours_get() may add
+ * them from p rather than read the file back.  NULL forgets it.
+ */
+void
+flamegraph_hours_known(struct flamegraph_hours *hs, const char *path,
+    const struct stat *sb, const struct profile *p)
+{
+	free(hs->known);
+	hs->known = NULL;
+	hs->known_p = NULL;
+	if (path == NULL)
+		return;
+	hs->known = xstrdup(path);
+	hs->known_sb = *sb;
+	hs->known_p = p;
 }

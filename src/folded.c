@@ -31,12 +31,11 @@ struct folded_sort {
 	uint32_t		*rank;		/* key -> place, equal keys equal */
 };
 
-static char	*folded_clean(const char *);
 static int	 folded_key_cmp(const void *, const void *, void *);
 static void	 folded_rank(struct folded_sort *, size_t);
 
 /* A cleaned copy of a name, or NULL when it can be written as it is. */
-static char *
+char *
 folded_clean(const char *s)
 {
 	size_t	 len = strlen(s), i;

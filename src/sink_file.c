@@ -169,7 +169,7 @@ sink_file_base(const char *dir, time_t when)
  */
 int
 sink_file_atomic(const char *dir, const char *name,
-    int (*fill_cb)(FILE *, const void *), const void *arg)
+    int (*fill_cb)(FILE *, const void *), const void *arg, struct stat *sbp)
 {
 	FILE	*f;
 	char	*tmp, *path;
@@ -192,8 +192,14 @@ sink_file_atomic(const char *dir, const char *name,
 		close(fd);
 		goto fail;
 	}
-	if (fill_cb(f, arg) == -1) {
+	if (fill_cb(f, arg) == -1 || fflush(f) == EOF) {
 		log_warn("write %s", tmp);
+		fclose(f);
+		goto fail;
+	}
+	/* What was written: a rename keeps the inode, size and mtime. */
+	if (sbp != NULL && fstat(fd, sbp) == -1) {
+		log_warn("stat %s", tmp);
 		fclose(f);
 		goto fail;
 	}
@@ -236,12 +242,25 @@ int
 sink_file_write(const struct config *conf, const struct profile *p,
     time_t when)
 {
+	return sink_file_write_folded(conf, p, when, NULL, NULL);
+}
+
+/*
+ * sink_file_write(), telling the path of the .folded file written and
+ * its stat, or NULL when none was.
+ */
+int
+sink_file_write_folded(const struct config *conf, const struct profile *p,
+    time_t when, char **foldedp, struct stat *sbp)
+{
 	struct sink_file_buf	 b;
 	unsigned char		*buf = NULL;
 	char			*service, *dir, *base = NULL, *name;
 	size_t			 len;
 	int			 rv = -1;
 
+	if (foldedp != NULL)
+		*foldedp = NULL;
 	if (!conf->pprof && !conf->folded)
 		return 0;
 	if (conf->output_dir == NULL || *conf->output_dir == '\0') {
@@ -267,7 +286,7 @@ sink_file_write(const struct config *conf, const struct profile *p,
 			b.len = len;
 			xasprintf(&name, "%s.pb.gz", base);
 			if (sink_file_atomic(dir, name, sink_file_pprof_cb,
-			    &b) == -1)
+			    &b, NULL) == -1)
 				rv = -1;
 			free(name);
 			free(buf);
@@ -275,8 +294,11 @@ sink_file_write(const struct config *conf, const struct profile *p,
 	}
 	if (conf->folded) {
 		xasprintf(&name, "%s.folded", base);
-		if (sink_file_atomic(dir, name, sink_file_folded_cb, p) == -1)
+		if (sink_file_atomic(dir, name, sink_file_folded_cb, p,
+		    sbp) == -1)
 			rv = -1;
+		else if (foldedp != NULL)
+			xasprintf(foldedp, "%s/%s", dir, name);
 		free(name);
 	}
 out:

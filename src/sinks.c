@@ -3,6 +3,8 @@
  * flame graphs, retention) and the Pyroscope push.  Each sink takes the
  * whole round, so that one that batches (a push) can.
  */
+#include <sys/stat.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -58,17 +60,26 @@ int
 sinks_round(struct sinks *s, const struct config *conf,
     struct profile *const *profiles, size_t n, int64_t start, int64_t end)
 {
-	time_t	 wall = end / 1000000000;
-	size_t	 i;
-	int	 rc = 0;
+	struct stat	 sb;
+	time_t		 wall = end / 1000000000;
+	char		*folded;
+	size_t		 i;
+	int		 rc = 0, rv;
 
 	for (i = 0; i < n; i++) {
-		if (sink_file_write(conf, profiles[i], wall) == -1 ||
-		    flamegraph_write(s->hours, conf, profiles[i], wall) ==
-		    -1) {
+		/* last-hour.svg takes the new .folded file's from memory. */
+		rv = sink_file_write_folded(conf, profiles[i], wall, &folded,
+		    &sb);
+		if (folded != NULL)
+			flamegraph_hours_known(s->hours, folded, &sb,
+			    profiles[i]);
+		free(folded);
+		if (rv == -1 || flamegraph_write(s->hours, conf, profiles[i],
+		    wall) == -1) {
 			s->file_errors++;
 			rc = -1;
 		}
+		flamegraph_hours_known(s->hours, NULL, NULL, NULL);
 	}
 	flamegraph_hours_sweep(s->hours, wall);
 	retention_run(conf, wall);

@@ -11,6 +11,8 @@
  * are CPU time (user and system) of this process: the machine may be
  * busy with other work, and the daemon's cost is its CPU.
  */
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +89,8 @@ main(int argc, char *argv[])
 	struct flamegraph_hours	*hs = NULL;
 	struct config		*conf;
 	struct profile		*p;
+	struct stat		 sb;
+	char			*folded;
 	unsigned char		*buf;
 	size_t			 len;
 	time_t			 t;
@@ -126,13 +130,17 @@ main(int argc, char *argv[])
 			free(buf);
 		t1 = sinkcost_ms();
 		conf->pprof = 0;
-		sink_file_write(conf, p, t);
+		/* As sinks_round(): last-hour.svg knows the new file. */
+		sink_file_write_folded(conf, p, t, &folded, &sb);
 		t2 = sinkcost_ms();
 		/* latest.svg alone, then both: the difference is the hour. */
 		conf->folded = 0;
 		flamegraph_write(hs, conf, p, t);
 		conf->folded = 1;
 		t3 = sinkcost_ms();
+		if (hs != NULL && folded != NULL)
+			flamegraph_hours_known(hs, folded, &sb, p);
+		free(folded);
 		flamegraph_write(hs, conf, p, t);
 		t4 = sinkcost_ms();
 		retention_run(conf, t);
