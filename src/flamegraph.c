@@ -18,32 +18,15 @@
 
 #include "config.h"
 #include "flamegraph.h"
+#include "flamegraph_int.h"
 #include "log.h"
 #include "profile.h"
 #include "sink_file.h"
-#include "stacksort.h"
 #include "xmalloc.h"
-
-/*
- * A stack in sorted order, as the walks need it: the frames it shares
- * with the stack before it, then its own in tails.  The walks read
- * these in order, never the profile's stacks, which lie in the order
- * they came in: two walks over a large profile went to memory for
- * nearly every stack.
- */
-struct flamegraph_row {
-	uint32_t		 common;
-	uint32_t		 n;		/* frames, at most MAX_DEPTH */
-	size_t			 off;		/* of frame common in tails */
-	uint64_t		 value;
-};
 
 struct flamegraph {
 	const struct profile	*p;
-	struct flamegraph_row	*rows;		/* sorted */
-	size_t			 nstacks;
-	uint32_t		*tails;
-	uint64_t		 total;
+	struct flamegraph_rows	 r;		/* the stacks drawn, sorted */
 	uint64_t		 min_value;	/* narrower is not drawn */
 	/* Over FLAMEGRAPH_MAX_FRAMES: the cut, when cut_ties > 0. */
 	uint64_t		 cut_value;
@@ -81,8 +64,6 @@ struct flamegraph_svg_arg {
 	const char		*title;
 };
 
-static int	 flamegraph_name_cmp(const void *, const void *, void *);
-static void	 flamegraph_sort(struct flamegraph *);
 static int	 flamegraph_drawn(const struct flamegraph *, uint64_t,
 		    unsigned int, size_t *);
 static int	 flamegraph_pass(const struct flamegraph *,
@@ -92,73 +73,8 @@ static int	 flamegraph_worse(const struct flamegraph_key *,
 static int	 flamegraph_top_cb(const struct flamegraph_frame *, void *);
 static int	 flamegraph_svg_cb(FILE *, const void *);
 static int	 flamegraph_file(const char *, const char *,
-		    const struct profile *, const char *);
-
-/* Names by strcmp(), for their ranks. */
-static int
-flamegraph_name_cmp(const void *va, const void *vb, void *arg)
-{
-	const struct profile	*p = arg;
-
-	return strcmp(profile_string(p, *(const uint32_t *)va),
-	    profile_string(p, *(const uint32_t *)vb));
-}
-
-/*
- * Sort the stacks of non-zero value frame by frame by name, into rows:
- * the names are ranked once, then stacks compare by integers.  Frames
- * deeper than FLAMEGRAPH_MAX_DEPTH are folded into the one above.
- */
-static void
-flamegraph_sort(struct flamegraph *fg)
-{
-	struct stacksort_item	*items;
-	struct flamegraph_row	*r;
-	uint32_t		*byname, *rank;
-	uint64_t		 v;
-	size_t			 i, j, c, nstr, ntails = 0;
-
-	nstr = profile_nstrings(fg->p);
-	byname = xcalloc(nstr + 1, sizeof(*byname));
-	rank = xcalloc(nstr + 1, sizeof(*rank));
-	for (i = 0; i < nstr; i++)
-		byname[i] = i;
-	qsort_r(byname, nstr, sizeof(*byname), flamegraph_name_cmp,
-	    (void *)fg->p);
-	for (i = 0; i < nstr; i++)
-		rank[byname[i]] = i;
-	free(byname);
-
-	items = xcalloc(fg->nstacks + 1, sizeof(*items));
-	for (i = 0, j = 0; j < fg->nstacks; i++) {
-		items[j].ids = profile_stack(fg->p, i, &items[j].n, &v);
-		items[j].index = i;
-		if (v == 0)
-			continue;
-		if (items[j].n > FLAMEGRAPH_MAX_DEPTH)
-			items[j].n = FLAMEGRAPH_MAX_DEPTH;
-		ntails += items[j++].n;
-	}
-	stacksort(items, fg->nstacks, rank, 0);
-	free(rank);
-
-	fg->rows = xcalloc(fg->nstacks + 1, sizeof(*fg->rows));
-	fg->tails = xcalloc(ntails + 1, sizeof(*fg->tails));
-	for (i = 0, ntails = 0; i < fg->nstacks; i++) {
-		r = &fg->rows[i];
-		for (c = 0; i > 0 && c < items[i].n && c < items[i - 1].n &&
-		    items[i].ids[c] == items[i - 1].ids[c]; c++)
-			;
-		r->common = c;
-		r->n = items[i].n;
-		r->off = ntails;
-		(void)profile_stack(fg->p, items[i].index, &j, &r->value);
-		memcpy(fg->tails + ntails, items[i].ids + r->common,
-		    (r->n - r->common) * sizeof(*fg->tails));
-		ntails += r->n - r->common;
-	}
-	free(items);
-}
+		    const struct profile *, struct flamegraph_order *,
+		    const char *);
 
 /*
  * Whether a frame is drawn.  Of the frames exactly at the cut, the first
@@ -196,9 +112,9 @@ flamegraph_pass(const struct flamegraph *fg,
 	int			 rv = 0;
 
 	open = xcalloc(FLAMEGRAPH_MAX_DEPTH, sizeof(*open));
-	for (i = 0; i <= fg->nstacks && rv == 0; i++) {
-		if (i < fg->nstacks) {
-			r = &fg->rows[i];
+	for (i = 0; i <= fg->r.nrows && rv == 0; i++) {
+		if (i < fg->r.nrows) {
+			r = &fg->r.rows[i];
 			c = r->common;
 			n = r->n;
 		} else
@@ -221,7 +137,7 @@ flamegraph_pass(const struct flamegraph *fg,
 		if (n == 0 || rv != 0)
 			continue;
 		for (; depth < n; depth++) {
-			open[depth].id = fg->tails[r->off + depth - c];
+			open[depth].id = fg->r.tails[r->off + depth - c];
 			open[depth].start = cum;
 			open[depth].value = 0;
 		}
@@ -280,20 +196,20 @@ flamegraph_top_cb(const struct flamegraph_frame *fr, void *arg)
 struct flamegraph *
 flamegraph_create(const struct profile *p)
 {
+	return flamegraph_create_ordered(p, NULL);
+}
+
+struct flamegraph *
+flamegraph_create_ordered(const struct profile *p, struct flamegraph_order *o)
+{
 	struct flamegraph	*fg;
 	struct flamegraph_top	 t;
-	uint64_t		 v, parts;
+	uint64_t		 parts;
 	size_t			 i, d;
 
 	fg = xcalloc(1, sizeof(*fg));
 	fg->p = p;
-	for (i = 0; profile_stack(p, i, &d, &v) != NULL; i++) {
-		if (v == 0)
-			continue;
-		fg->nstacks++;
-		fg->total += v;
-	}
-	flamegraph_sort(fg);
+	flamegraph_order_rows(p, o, &fg->r);
 
 	/*
 	 * Narrower than FLAMEGRAPH_MIN_WIDTH pixels, that is under 1/parts
@@ -301,7 +217,7 @@ flamegraph_create(const struct profile *p)
 	 */
 	parts = (FLAMEGRAPH_WIDTH - 2 * FLAMEGRAPH_XPAD) /
 	    FLAMEGRAPH_MIN_WIDTH + 0.5;
-	fg->min_value = fg->total / parts + (fg->total % parts != 0);
+	fg->min_value = fg->r.total / parts + (fg->r.total % parts != 0);
 	if (fg->min_value == 0)
 		fg->min_value = 1;
 
@@ -338,8 +254,8 @@ flamegraph_free(struct flamegraph *fg)
 {
 	if (fg == NULL)
 		return;
-	free(fg->rows);
-	free(fg->tails);
+	free(fg->r.rows);
+	free(fg->r.tails);
 	free(fg);
 }
 
@@ -353,7 +269,7 @@ flamegraph_walk(const struct flamegraph *fg,
 uint64_t
 flamegraph_total(const struct flamegraph *fg)
 {
-	return fg->total;
+	return fg->r.total;
 }
 
 unsigned int
@@ -384,12 +300,12 @@ flamegraph_svg_cb(FILE *f, const void *arg)
 
 static int
 flamegraph_file(const char *dir, const char *name, const struct profile *p,
-    const char *title)
+    struct flamegraph_order *o, const char *title)
 {
 	struct flamegraph_svg_arg	 a;
 	int				 rv;
 
-	a.fg = flamegraph_create(p);
+	a.fg = flamegraph_create_ordered(p, o);
 	a.title = title;
 	rv = sink_file_atomic(dir, name, flamegraph_svg_cb, &a, NULL);
 	flamegraph_free((struct flamegraph *)a.fg);
@@ -401,6 +317,7 @@ flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
     const struct profile *p, time_t now)
 {
 	struct flamegraph_hours	*once = NULL;
+	struct flamegraph_order	*order;
 	struct profile		*hp;
 	struct tm		 tm;
 	time_t			 from = now - FLAMEGRAPH_HOUR;
@@ -430,7 +347,7 @@ flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
 		goto out;
 	}
 	xasprintf(&title, "%s: %s, %s UTC", service, type, t2);
-	if (flamegraph_file(dir, "latest.svg", p, title) == -1)
+	if (flamegraph_file(dir, "latest.svg", p, NULL, title) == -1)
 		rv = -1;
 	free(title);
 
@@ -439,7 +356,8 @@ flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
 		goto out;
 	if (hs == NULL)
 		hs = once = flamegraph_hours_create();
-	if ((hp = flamegraph_hours_get(hs, dir, p, now)) == NULL) {
+	if ((hp = flamegraph_hours_get(hs, dir, p, now, &order)) ==
+	    NULL) {
 		rv = -1;
 		goto out;
 	}
@@ -447,7 +365,7 @@ flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
 	/* The day once, unless the hour spans midnight. */
 	xasprintf(&title, "%s: %s, last hour, %s to %s UTC", service, type,
 	    t1, strncmp(t1, t2, 11) == 0 ? t2 + 11 : t2);
-	if (flamegraph_file(dir, "last-hour.svg", hp, title) == -1)
+	if (flamegraph_file(dir, "last-hour.svg", hp, order, title) == -1)
 		rv = -1;
 	free(title);
 out:

@@ -35,9 +35,19 @@ struct flamegraph_frame {
 };
 
 struct flamegraph;
+struct flamegraph_order;
 
-/* The profile must outlive the flame graph. */
+/*
+ * The profile must outlive the flame graph.  flamegraph_create_ordered()
+ * keeps the stacks' order in o for the next graph of the same profile,
+ * which may only have grown since (stacks and names added after the
+ * others, values changed): only what is new is sorted.
+ */
 struct flamegraph *flamegraph_create(const struct profile *);
+struct flamegraph *flamegraph_create_ordered(const struct profile *,
+		    struct flamegraph_order *);
+struct flamegraph_order *flamegraph_order_create(void);
+void		 flamegraph_order_free(struct flamegraph_order *);
 void		 flamegraph_free(struct flamegraph *);
 /* Every frame drawn, callees before callers; stops at a non-zero return. */
 int		 flamegraph_walk(const struct flamegraph *,
@@ -70,15 +80,16 @@ long		 flamegraph_folded_read(struct profile *, FILE *, size_t *);
  * directories, each the sum of the directory's .folded files of the
  * hour, kept from one round to the next.  flamegraph_hours_get() brings
  * a directory's sum up to date with the files there now and returns it
- * (owned by hs; stacks of value 0 in it are holes), or NULL after
- * logging.  flamegraph_hours_sweep() drops the sums not used lately.
+ * (owned by hs; stacks of value 0 in it are holes) with the order of its
+ * stacks to draw it by, or NULL after logging.  flamegraph_hours_sweep() drops the sums not used lately.
  */
 struct flamegraph_hours;
 
 struct flamegraph_hours *flamegraph_hours_create(void);
 void		 flamegraph_hours_free(struct flamegraph_hours *);
 struct profile	*flamegraph_hours_get(struct flamegraph_hours *,
-		    const char *, const struct profile *, time_t);
+		    const char *, const struct profile *, time_t,
+		    struct flamegraph_order **);
 void		 flamegraph_hours_sweep(struct flamegraph_hours *, time_t);
 /*
  * The .folded file just written at a path, with its stat, holds the

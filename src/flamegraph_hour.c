@@ -47,6 +47,7 @@
 struct flamegraph_hour {
 	char			*dir;
 	struct profile		*p;		/* the sum */
+	struct flamegraph_order	*order;		/* of its stacks */
 	struct flamegraph_hour_file *files;	/* newest first */
 	size_t			 nfiles;
 	time_t			 used;
@@ -267,6 +268,9 @@ flamegraph_hour_compact(struct flamegraph_hour *h)
 	free(names);
 	profile_free(h->p);
 	h->p = np;
+	/* Stacks and names numbered anew: sorted anew. */
+	flamegraph_order_free(h->order);
+	h->order = flamegraph_order_create();
 }
 
 static void
@@ -279,6 +283,7 @@ flamegraph_hour_free(struct flamegraph_hour *h)
 		free(h->files[i].values);
 	}
 	free(h->files);
+	flamegraph_order_free(h->order);
 	profile_free(h->p);
 	free(h->dir);
 	free(h);
@@ -360,11 +365,12 @@ flamegraph_hours_sweep(struct flamegraph_hours *hs, time_t now)
  * The profile of the hour up to now from dir's .folded files, or NULL
  * after logging.  The file of this round is among them: the sink wrote
  * it under the same time.  The profile is the directory's, kept in hs
- * until the next call; a stack of value 0 in it is a hole.
+ * until the next call; a stack of value 0 in it is a hole.  *orderp is
+ * the order of its stacks kept for flamegraph_create_ordered().
  */
 struct profile *
 flamegraph_hours_get(struct flamegraph_hours *hs, const char *dir,
-    const struct profile *p, time_t now)
+    const struct profile *p, time_t now, struct flamegraph_order **orderp)
 {
 	struct flamegraph_hour		*h;
 	struct flamegraph_hour_file	*files, *old;
@@ -388,6 +394,7 @@ flamegraph_hours_get(struct flamegraph_hours *hs, const char *dir,
 		h->dir = xstrdup(dir);
 		h->p = profile_create(profile_type(p), profile_period(p), 0,
 		    (int64_t)FLAMEGRAPH_HOUR * 1000000000);
+		h->order = flamegraph_order_create();
 		h->next = hs->list;
 		hs->list = h;
 	}
@@ -435,6 +442,7 @@ flamegraph_hours_get(struct flamegraph_hours *hs, const char *dir,
 	closedir(d);
 	flamegraph_hours_known(hs, NULL, NULL, NULL);
 	flamegraph_hour_compact(h);
+	*orderp = h->order;
 	return h->p;
 }
 

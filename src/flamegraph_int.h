@@ -10,6 +10,32 @@
 struct profile;
 
 /*
+ * A stack in sorted order, as the layout walks need it: the frames it
+ * shares with the stack before it, then its own in tails.  The walks
+ * read these in order, never the profile's stacks, which lie in the
+ * order they came in.
+ */
+struct flamegraph_row {
+	uint32_t		 common;
+	uint32_t		 n;		/* frames, at most MAX_DEPTH */
+	size_t			 off;		/* of frame common in tails */
+	uint64_t		 value;
+};
+
+struct flamegraph_rows {
+	struct flamegraph_row	*rows;
+	size_t			 nrows;
+	uint32_t		*tails;
+	size_t			 ntails;
+	uint64_t		 total;
+};
+
+/* flamegraph_order.c: the rows of a profile's stacks of value > 0. */
+struct flamegraph_order;
+void	 flamegraph_order_rows(const struct profile *,
+	    struct flamegraph_order *, struct flamegraph_rows *);
+
+/*
  * Between the hour's sums (flamegraph_hour.c) and the folded stacks
  * they add (flamegraph_read.c).
  */
