@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ static int	 sink_file_exists(const char *, const char *, const char *,
 static char	*sink_file_base(const char *, time_t);
 static int	 sink_file_pprof_cb(FILE *, const void *);
 static int	 sink_file_folded_cb(FILE *, const void *);
+static int	 sink_file_replace(const char *, const char *);
 
 /*
  * One path component from a service name: no '/', no control
@@ -164,6 +166,28 @@ sink_file_base(const char *dir, time_t when)
 }
 
 /*
+ * Put tmp in place of path.  Over an existing regular file, the two are
+ * exchanged and the old one then unlinked: a rename over a file makes
+ * ext4 (auto_da_alloc) write the new file's data out there and then,
+ * the daemon waiting, for each of the flame graphs every round -- data
+ * that the next round replaces, which, exchanged, never needs to reach
+ * the disk.  The name shows the old file, then the new, as with rename.
+ */
+static int
+sink_file_replace(const char *tmp, const char *path)
+{
+	struct stat	 sb;
+
+	if (lstat(path, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == -1)
+		return rename(tmp, path);
+	/* tmp is the old file now; a crash leaves it to retention. */
+	if (unlink(tmp) == -1)
+		log_warn("unlink %s", tmp);
+	return 0;
+}
+
+/*
  * Write dir/name through fill_cb: to a hidden temporary file first, then
  * renamed into place, so the name only ever shows a complete file.
  */
@@ -207,7 +231,7 @@ sink_file_atomic(const char *dir, const char *name,
 		log_warn("write %s", tmp);
 		goto fail;
 	}
-	if (rename(tmp, path) == -1) {
+	if (sink_file_replace(tmp, path) == -1) {
 		log_warn("rename %s to %s", tmp, path);
 		goto fail;
 	}
