@@ -144,13 +144,24 @@ flamegraph_hour_list(const char *dir, DIR *d, time_t now, size_t *np)
 {
 	struct flamegraph_hour_file	*files = NULL;
 	struct dirent			*de;
+	struct tm			 tm;
 	size_t				 nfiles = 0, len;
-	time_t				 when;
+	time_t				 when, from = now - FLAMEGRAPH_HOUR;
+	char				 old[32] = "";
 
+	/*
+	 * The directory holds retention_hours of profiles; names carry
+	 * their UTC time, which sorts as text does, so those of before
+	 * the hour are passed over without working out their time.
+	 */
+	if (gmtime_r(&from, &tm) == NULL ||
+	    strftime(old, sizeof(old), "%Y%m%dT%H%M%SZ", &tm) == 0)
+		old[0] = '\0';
 	while ((de = readdir(d)) != NULL) {
 		len = strlen(de->d_name);
 		if (len < 7 || len >= sizeof(files->name) ||
 		    strcmp(de->d_name + len - 7, ".folded") != 0 ||
+		    strncmp(de->d_name, old, strlen(old)) < 0 ||
 		    retention_classify(de->d_name, &when) !=
 		    RETENTION_PROFILE || when == -1 || when > now ||
 		    when <= now - FLAMEGRAPH_HOUR)

@@ -23,6 +23,7 @@ struct sinks {
 	struct ev_loop		*loop;
 	struct pyroscope	*pyroscope;
 	struct flamegraph_hours	*hours;		/* of last-hour.svg */
+	struct retention_cache	*retention;
 	uint64_t		 rounds;
 	uint64_t		 file_errors;
 };
@@ -36,6 +37,7 @@ sinks_create(struct ev_loop *loop, const struct config *conf)
 	s->loop = loop;
 	s->pyroscope = pyroscope_create(loop, conf);
 	s->hours = flamegraph_hours_create();
+	s->retention = retention_cache_create();
 	return s;
 }
 
@@ -46,6 +48,7 @@ sinks_free(struct sinks *s)
 		return;
 	pyroscope_free(s->pyroscope);
 	flamegraph_hours_free(s->hours);
+	retention_cache_free(s->retention);
 	free(s);
 }
 
@@ -82,7 +85,7 @@ sinks_round(struct sinks *s, const struct config *conf,
 		flamegraph_hours_known(s->hours, NULL, NULL, NULL);
 	}
 	flamegraph_hours_sweep(s->hours, wall);
-	retention_run(conf, wall);
+	retention_sweep(s->retention, conf, wall);
 	/* Queued and sent on the loop: never waits for the server. */
 	pyroscope_round(s->pyroscope, conf, profiles, n, start, end);
 	s->rounds++;
