@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -50,6 +51,40 @@ struct flamegraph_hour_file {
 	uint64_t		*values;	/* and its value */
 	size_t			 n, ncap;
 };
+
+/* flamegraph_hour.c: one directory's hour, and all of them. */
+struct flamegraph_hour {
+	char			*dir;
+	struct profile		*p;		/* the sum */
+	struct flamegraph_order	*order;		/* of its stacks */
+	struct flamegraph_hour_file *files;	/* newest first */
+	size_t			 nfiles;
+	time_t			 used;
+	struct flamegraph_hour	*next;
+};
+
+struct flamegraph_hours {
+	struct flamegraph_hour	*list;
+	size_t			 budget;	/* bytes read of an hour */
+	/* The sink's file of this round and the profile it holds. */
+	char			*known;
+	struct stat		 known_sb;
+	const struct profile	*known_p;
+};
+
+/* flamegraph_hour_files.c: the files of a directory's hour. */
+int	 flamegraph_hour_cmp(const void *, const void *);
+void	 flamegraph_hour_file_sub(struct profile *,
+	    struct flamegraph_hour_file *);
+void	 flamegraph_hour_file_read(struct flamegraph_hour *, int,
+	    struct flamegraph_hour_file *, size_t *);
+struct flamegraph_hour_file *flamegraph_hour_list(const char *, DIR *,
+	    time_t, size_t *);
+int	 flamegraph_hour_known(struct flamegraph_hours *,
+	    struct flamegraph_hour *, struct flamegraph_hour_file *,
+	    size_t *);
+int	 flamegraph_hour_same(const struct flamegraph_hour_file *,
+	    const struct flamegraph_hour_file *);
 
 /*
  * flamegraph_folded_read(), each line added also noted in the file's

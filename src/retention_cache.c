@@ -11,7 +11,10 @@
  * replaced in place: they are always stat'ed.  Entries not listed in a
  * sweep are dropped at its end, and the whole cache every
  * RETENTION_CACHE_AGE seconds, so that a profile changed in place by
- * someone else is seen within that time.
+ * someone else -- or deleted and made again under its name, when the
+ * new file happens to get the freed inode number -- is seen within that
+ * time.  A file renamed over a profile, as the sink writes, is another
+ * inode and is stat'ed at once.
  */
 #include <sys/stat.h>
 
