@@ -30,7 +30,7 @@ for mode in -f ''; do
 	"$SINKCOST" $mode -r "$ROUNDS" "$BENCH_TMP/out" |
 	    tee "$BENCH_TMP/t" | sed 's/^/    /'
 	awk 'NR > 2 { print $6 }' "$BENCH_TMP/t" >"$BENCH_TMP/h"
-	awk 'NR > 2 { print $7 }' "$BENCH_TMP/t" >"$BENCH_TMP/a"
+	awk 'NR > 2 { print $8 }' "$BENCH_TMP/t" >"$BENCH_TMP/a"
 	# shellcheck disable=SC2046
 	echo "    from round 2 on: last-hour.svg median" \
 	    "$(bench_median $(cat "$BENCH_TMP/h")) ms, max" \

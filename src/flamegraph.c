@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "flamegraph.h"
+#include "flamegraph_int.h"
 #include "log.h"
 #include "profile.h"
 #include "sink_file.h"
@@ -25,21 +26,13 @@
 
 struct flamegraph {
 	const struct profile	*p;
-	size_t			*order;		/* stack indices, sorted */
-	size_t			 nstacks;
-	uint64_t		 total;
+	struct flamegraph_rows	 r;		/* the stacks drawn, sorted */
 	uint64_t		 min_value;	/* narrower is not drawn */
 	/* Over FLAMEGRAPH_MAX_FRAMES: the cut, when cut_ties > 0. */
 	uint64_t		 cut_value;
 	unsigned int		 cut_depth;
 	size_t			 cut_ties;
 	unsigned int		 max_depth;	/* of the frames drawn */
-};
-
-struct flamegraph_sort {
-	const uint32_t	**ids;		/* a stack's frames */
-	size_t		 *n;
-	uint32_t	 *rank;		/* a name's place by strcmp() */
 };
 
 struct flamegraph_open {
@@ -71,9 +64,6 @@ struct flamegraph_svg_arg {
 	const char		*title;
 };
 
-static int	 flamegraph_name_cmp(const void *, const void *, void *);
-static int	 flamegraph_cmp(const void *, const void *, void *);
-static void	 flamegraph_sort(struct flamegraph *);
 static int	 flamegraph_drawn(const struct flamegraph *, uint64_t,
 		    unsigned int, size_t *);
 static int	 flamegraph_pass(const struct flamegraph *,
@@ -83,77 +73,8 @@ static int	 flamegraph_worse(const struct flamegraph_key *,
 static int	 flamegraph_top_cb(const struct flamegraph_frame *, void *);
 static int	 flamegraph_svg_cb(FILE *, const void *);
 static int	 flamegraph_file(const char *, const char *,
-		    const struct profile *, const char *);
-
-/* Names by strcmp(), for their ranks. */
-static int
-flamegraph_name_cmp(const void *va, const void *vb, void *arg)
-{
-	const struct profile	*p = arg;
-
-	return strcmp(profile_string(p, *(const uint32_t *)va),
-	    profile_string(p, *(const uint32_t *)vb));
-}
-
-/*
- * Frame by frame by name; a stack sorts before the stacks it is a
- * prefix of.  Names are interned, so two frames are the same name
- * exactly when their ids are, and otherwise compare as their ranks do.
- */
-static int
-flamegraph_cmp(const void *va, const void *vb, void *arg)
-{
-	const struct flamegraph_sort	*so = arg;
-	const uint32_t			*a, *b;
-	size_t				 na, nb, i;
-
-	a = so->ids[*(const size_t *)va];
-	na = so->n[*(const size_t *)va];
-	b = so->ids[*(const size_t *)vb];
-	nb = so->n[*(const size_t *)vb];
-	for (i = 0; i < na && i < nb; i++) {
-		if (a[i] == b[i])
-			continue;
-		return so->rank[a[i]] < so->rank[b[i]] ? -1 : 1;
-	}
-	if (na == nb)
-		return 0;
-	return na < nb ? -1 : 1;
-}
-
-/*
- * Sort the stacks: the names are ranked once, then stacks compare by
- * integers, their frames looked up once each.
- */
-static void
-flamegraph_sort(struct flamegraph *fg)
-{
-	struct flamegraph_sort	 so;
-	uint32_t		*byname;
-	size_t			 i, nstr, nall;
-
-	nstr = profile_nstrings(fg->p);
-	nall = profile_nstacks(fg->p);
-	byname = xcalloc(nstr + 1, sizeof(*byname));
-	so.rank = xcalloc(nstr + 1, sizeof(*so.rank));
-	for (i = 0; i < nstr; i++)
-		byname[i] = i;
-	qsort_r(byname, nstr, sizeof(*byname), flamegraph_name_cmp,
-	    (void *)fg->p);
-	for (i = 0; i < nstr; i++)
-		so.rank[byname[i]] = i;
-	free(byname);
-
-	so.ids = xcalloc(nall + 1, sizeof(*so.ids));
-	so.n = xcalloc(nall + 1, sizeof(*so.n));
-	for (i = 0; i < nall; i++)
-		so.ids[i] = profile_stack(fg->p, i, &so.n[i], NULL);
-	qsort_r(fg->order, fg->nstacks, sizeof(*fg->order), flamegraph_cmp,
-	    &so);
-	free(so.ids);
-	free(so.n);
-	free(so.rank);
-}
+		    const struct profile *, struct flamegraph_order *,
+		    const char *);
 
 /*
  * Whether a frame is drawn.  Of the frames exactly at the cut, the first
@@ -185,21 +106,19 @@ flamegraph_pass(const struct flamegraph *fg,
 {
 	struct flamegraph_open	*open;
 	struct flamegraph_frame	 fr;
-	const uint32_t		*ids = NULL;
-	uint64_t		 cum = 0, v = 0;
+	const struct flamegraph_row *r = NULL;
+	uint64_t		 cum = 0;
 	size_t			 i, n, c, depth = 0, ties = 0;
 	int			 rv = 0;
 
 	open = xcalloc(FLAMEGRAPH_MAX_DEPTH, sizeof(*open));
-	for (i = 0; i <= fg->nstacks && rv == 0; i++) {
-		if (i < fg->nstacks) {
-			ids = profile_stack(fg->p, fg->order[i], &n, &v);
-			if (n > FLAMEGRAPH_MAX_DEPTH)
-				n = FLAMEGRAPH_MAX_DEPTH;
+	for (i = 0; i <= fg->r.nrows && rv == 0; i++) {
+		if (i < fg->r.nrows) {
+			r = &fg->r.rows[i];
+			c = r->common;
+			n = r->n;
 		} else
-			n = 0;
-		for (c = 0; c < depth && c < n && open[c].id == ids[c]; c++)
-			;
+			c = n = 0;
 		while (depth > c) {
 			depth--;
 			if (depth > 0)
@@ -208,6 +127,7 @@ flamegraph_pass(const struct flamegraph *fg,
 			    &ties))
 				continue;
 			fr.name = profile_string(fg->p, open[depth].id);
+			fr.id = open[depth].id;
 			fr.depth = depth;
 			fr.start = open[depth].start;
 			fr.value = open[depth].value;
@@ -217,12 +137,12 @@ flamegraph_pass(const struct flamegraph *fg,
 		if (n == 0 || rv != 0)
 			continue;
 		for (; depth < n; depth++) {
-			open[depth].id = ids[depth];
+			open[depth].id = fg->r.tails[r->off + depth - c];
 			open[depth].start = cum;
 			open[depth].value = 0;
 		}
-		open[n - 1].value += v;
-		cum += v;
+		open[n - 1].value += r->value;
+		cum += r->value;
 	}
 	free(open);
 	return rv;
@@ -276,22 +196,20 @@ flamegraph_top_cb(const struct flamegraph_frame *fr, void *arg)
 struct flamegraph *
 flamegraph_create(const struct profile *p)
 {
+	return flamegraph_create_ordered(p, NULL);
+}
+
+struct flamegraph *
+flamegraph_create_ordered(const struct profile *p, struct flamegraph_order *o)
+{
 	struct flamegraph	*fg;
 	struct flamegraph_top	 t;
-	uint64_t		 v, parts;
-	size_t			 i, n, d;
+	uint64_t		 parts;
+	size_t			 i, d;
 
 	fg = xcalloc(1, sizeof(*fg));
 	fg->p = p;
-	n = profile_nstacks(p);
-	fg->order = xcalloc(n + 1, sizeof(*fg->order));
-	for (i = 0; profile_stack(p, i, &d, &v) != NULL; i++) {
-		if (v == 0)
-			continue;
-		fg->order[fg->nstacks++] = i;
-		fg->total += v;
-	}
-	flamegraph_sort(fg);
+	flamegraph_order_rows(p, o, &fg->r);
 
 	/*
 	 * Narrower than FLAMEGRAPH_MIN_WIDTH pixels, that is under 1/parts
@@ -299,7 +217,7 @@ flamegraph_create(const struct profile *p)
 	 */
 	parts = (FLAMEGRAPH_WIDTH - 2 * FLAMEGRAPH_XPAD) /
 	    FLAMEGRAPH_MIN_WIDTH + 0.5;
-	fg->min_value = fg->total / parts + (fg->total % parts != 0);
+	fg->min_value = fg->r.total / parts + (fg->r.total % parts != 0);
 	if (fg->min_value == 0)
 		fg->min_value = 1;
 
@@ -336,7 +254,8 @@ flamegraph_free(struct flamegraph *fg)
 {
 	if (fg == NULL)
 		return;
-	free(fg->order);
+	free(fg->r.rows);
+	free(fg->r.tails);
 	free(fg);
 }
 
@@ -350,7 +269,7 @@ flamegraph_walk(const struct flamegraph *fg,
 uint64_t
 flamegraph_total(const struct flamegraph *fg)
 {
-	return fg->total;
+	return fg->r.total;
 }
 
 unsigned int
@@ -365,6 +284,12 @@ flamegraph_type(const struct flamegraph *fg)
 	return profile_type(fg->p);
 }
 
+size_t
+flamegraph_nnames(const struct flamegraph *fg)
+{
+	return profile_nstrings(fg->p);
+}
+
 static int
 flamegraph_svg_cb(FILE *f, const void *arg)
 {
@@ -375,14 +300,14 @@ flamegraph_svg_cb(FILE *f, const void *arg)
 
 static int
 flamegraph_file(const char *dir, const char *name, const struct profile *p,
-    const char *title)
+    struct flamegraph_order *o, const char *title)
 {
 	struct flamegraph_svg_arg	 a;
 	int				 rv;
 
-	a.fg = flamegraph_create(p);
+	a.fg = flamegraph_create_ordered(p, o);
 	a.title = title;
-	rv = sink_file_atomic(dir, name, flamegraph_svg_cb, &a);
+	rv = sink_file_atomic(dir, name, flamegraph_svg_cb, &a, NULL);
 	flamegraph_free((struct flamegraph *)a.fg);
 	return rv;
 }
@@ -392,6 +317,7 @@ flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
     const struct profile *p, time_t now)
 {
 	struct flamegraph_hours	*once = NULL;
+	struct flamegraph_order	*order;
 	struct profile		*hp;
 	struct tm		 tm;
 	time_t			 from = now - FLAMEGRAPH_HOUR;
@@ -421,7 +347,7 @@ flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
 		goto out;
 	}
 	xasprintf(&title, "%s: %s, %s UTC", service, type, t2);
-	if (flamegraph_file(dir, "latest.svg", p, title) == -1)
+	if (flamegraph_file(dir, "latest.svg", p, NULL, title) == -1)
 		rv = -1;
 	free(title);
 
@@ -430,7 +356,8 @@ flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
 		goto out;
 	if (hs == NULL)
 		hs = once = flamegraph_hours_create();
-	if ((hp = flamegraph_hours_get(hs, dir, p, now)) == NULL) {
+	if ((hp = flamegraph_hours_get(hs, dir, p, now, &order)) ==
+	    NULL) {
 		rv = -1;
 		goto out;
 	}
@@ -438,7 +365,7 @@ flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
 	/* The day once, unless the hour spans midnight. */
 	xasprintf(&title, "%s: %s, last hour, %s to %s UTC", service, type,
 	    t1, strncmp(t1, t2, 11) == 0 ? t2 + 11 : t2);
-	if (flamegraph_file(dir, "last-hour.svg", hp, title) == -1)
+	if (flamegraph_file(dir, "last-hour.svg", hp, order, title) == -1)
 		rv = -1;
 	free(title);
 out:

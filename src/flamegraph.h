@@ -1,6 +1,8 @@
 #ifndef EBPFSPY_FLAMEGRAPH_H
 #define EBPFSPY_FLAMEGRAPH_H
 
+#include <sys/stat.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -26,15 +28,26 @@ struct config;
 /* One frame as it is drawn. */
 struct flamegraph_frame {
 	const char	*name;
+	uint32_t	 id;		/* of the name, below nnames */
 	unsigned int	 depth;		/* 0: the roots */
 	uint64_t	 start;		/* the values left of it */
 	uint64_t	 value;		/* its own and its callees' */
 };
 
 struct flamegraph;
+struct flamegraph_order;
 
-/* The profile must outlive the flame graph. */
+/*
+ * The profile must outlive the flame graph.  flamegraph_create_ordered()
+ * keeps the stacks' order in o for the next graph of the same profile,
+ * which may only have grown since (stacks and names added after the
+ * others, values changed): only what is new is sorted.
+ */
 struct flamegraph *flamegraph_create(const struct profile *);
+struct flamegraph *flamegraph_create_ordered(const struct profile *,
+		    struct flamegraph_order *);
+struct flamegraph_order *flamegraph_order_create(void);
+void		 flamegraph_order_free(struct flamegraph_order *);
 void		 flamegraph_free(struct flamegraph *);
 /* Every frame drawn, callees before callers; stops at a non-zero return. */
 int		 flamegraph_walk(const struct flamegraph *,
@@ -42,6 +55,7 @@ int		 flamegraph_walk(const struct flamegraph *,
 uint64_t	 flamegraph_total(const struct flamegraph *);
 unsigned int	 flamegraph_depth(const struct flamegraph *);	/* deepest */
 enum profile_type flamegraph_type(const struct flamegraph *);
+size_t		 flamegraph_nnames(const struct flamegraph *);
 
 /*
  * flamegraph_svg.c: the SVG document; the title is plain text.  Returns
@@ -66,16 +80,26 @@ long		 flamegraph_folded_read(struct profile *, FILE *, size_t *);
  * directories, each the sum of the directory's .folded files of the
  * hour, kept from one round to the next.  flamegraph_hours_get() brings
  * a directory's sum up to date with the files there now and returns it
- * (owned by hs; stacks of value 0 in it are holes), or NULL after
- * logging.  flamegraph_hours_sweep() drops the sums not used lately.
+ * (owned by hs; stacks of value 0 in it are holes) with the order of its
+ * stacks to draw it by, or NULL after logging.  flamegraph_hours_sweep() drops the sums not used lately.
  */
 struct flamegraph_hours;
 
 struct flamegraph_hours *flamegraph_hours_create(void);
 void		 flamegraph_hours_free(struct flamegraph_hours *);
 struct profile	*flamegraph_hours_get(struct flamegraph_hours *,
-		    const char *, const struct profile *, time_t);
+		    const char *, const struct profile *, time_t,
+		    struct flamegraph_order **);
 void		 flamegraph_hours_sweep(struct flamegraph_hours *, time_t);
+/*
+ * The .folded file just written at a path, with its stat, holds the
+ * stacks of a profile: the next flamegraph_hours_get() takes them from
+ * the profile, which must live until then, rather than reading the
+ * file back.  A NULL path forgets it.
+ */
+void		 flamegraph_hours_known(struct flamegraph_hours *,
+		    const char *, const struct stat *,
+		    const struct profile *);
 void		 flamegraph_hours_budget(struct flamegraph_hours *, size_t);
 void		 flamegraph_hours_log_state(struct flamegraph_hours *);
 

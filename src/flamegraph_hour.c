@@ -17,7 +17,9 @@
  * opened, lines and the bytes read are bounded -- the newest
  * FLAMEGRAPH_HOUR_BYTES of the listing, the file that crosses the bound
  * read up to it, as the full read did.  That bound is also what bounds
- * a directory's memory.
+ * a directory's memory.  Listing and reading the files is
+ * flamegraph_hour_files.c; the round's own file is taken from the
+ * profile it was written from (flamegraph_hours_known()).
  */
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -33,277 +35,17 @@
 #include <unistd.h>
 
 #include "flamegraph.h"
+#include "flamegraph_int.h"
 #include "log.h"
 #include "profile.h"
 #include "retention.h"
 #include "xmalloc.h"
 
-#define FLAMEGRAPH_HOUR_FILES	8192		/* folded files read */
 #define FLAMEGRAPH_HOUR_IDLE	600		/* seconds unused: dropped */
 #define FLAMEGRAPH_HOUR_HOLES	4096		/* zero stacks kept */
-#define FLAMEGRAPH_LINE_MAX	(256 * 1024)	/* bytes of a folded line */
-#define FLAMEGRAPH_LINE_FRAMES	2048		/* frames of a folded line */
-#define FLAMEGRAPH_VALUE_MAX	(1ULL << 62)	/* sums cannot overflow */
 
-/* A file of the hour and what it added to the sum. */
-struct flamegraph_hour_file {
-	time_t			 when;
-	struct stat		 sb;		/* inode, size, times */
-	char			 name[64];
-	size_t			 cap;		/* budget it was read with */
-	size_t			 bytes;		/* read of it */
-	uint32_t		*stacks;	/* a line's stack in the sum */
-	uint64_t		*values;	/* and its value */
-	size_t			 n, ncap;
-};
-
-/* One directory. */
-struct flamegraph_hour {
-	char			*dir;
-	struct profile		*p;		/* the sum */
-	struct flamegraph_hour_file *files;	/* newest first */
-	size_t			 nfiles;
-	time_t			 used;
-	struct flamegraph_hour	*next;
-};
-
-struct flamegraph_hours {
-	struct flamegraph_hour	*list;
-	size_t			 budget;	/* bytes read of an hour */
-};
-
-static int	 flamegraph_line(struct profile *, char *, size_t,
-		    const char **, struct flamegraph_hour_file *);
-static long	 flamegraph_read(struct profile *, FILE *, size_t *,
-		    struct flamegraph_hour_file *);
-static int	 flamegraph_hour_cmp(const void *, const void *);
-static void	 flamegraph_hour_file_sub(struct profile *,
-		    struct flamegraph_hour_file *);
-static void	 flamegraph_hour_file_read(struct flamegraph_hour *, int,
-		    struct flamegraph_hour_file *, size_t *);
-static struct flamegraph_hour_file *flamegraph_hour_list(const char *,
-		    DIR *, time_t, size_t *);
-static int	 flamegraph_hour_same(const struct flamegraph_hour_file *,
-		    const struct flamegraph_hour_file *);
 static void	 flamegraph_hour_compact(struct flamegraph_hour *);
 static void	 flamegraph_hour_free(struct flamegraph_hour *);
-
-/*
- * One folded line, without its newline: "frames value", the value after
- * the last space.  Returns 1 if it was added, 0 if it is not a stack.
- */
-static int
-flamegraph_line(struct profile *p, char *line, size_t len,
-    const char **frames, struct flamegraph_hour_file *rec)
-{
-	uint64_t	 v = 0;
-	size_t		 sp, i, n, st;
-	char		*s;
-
-	if (len > 0 && line[len - 1] == '\r')
-		len--;
-	for (sp = len; sp > 0 && line[sp - 1] != ' '; sp--)
-		;
-	if (sp == 0 || sp == len)
-		return 0;
-	for (i = sp; i < len; i++) {
-		if (line[i] < '0' || line[i] > '9')
-			return 0;
-		if (v > (FLAMEGRAPH_VALUE_MAX - (line[i] - '0')) / 10)
-			return 0;
-		v = v * 10 + (line[i] - '0');
-	}
-	if (v == 0 || v > FLAMEGRAPH_VALUE_MAX - profile_total(p))
-		return 0;
-	/* flamegraph.pl allows several spaces before the count. */
-	for (sp--; sp > 0 && line[sp - 1] == ' '; sp--)
-		;
-	if (sp == 0)
-		return 0;
-	line[sp] = '\0';
-	frames[0] = line;
-	for (n = 1, s = line; (s = strchr(s, ';')) != NULL; ) {
-		*s++ = '\0';
-		if (n == FLAMEGRAPH_LINE_FRAMES)
-			break;
-		frames[n++] = s;
-	}
-	st = profile_add_stack(p, frames, n, v);
-	if (rec == NULL)
-		return 1;
-	if (rec->n == rec->ncap) {
-		rec->ncap = rec->ncap ? rec->ncap * 2 : 256;
-		rec->stacks = xreallocarray(rec->stacks, rec->ncap,
-		    sizeof(*rec->stacks));
-		rec->values = xreallocarray(rec->values, rec->ncap,
-		    sizeof(*rec->values));
-	}
-	rec->stacks[rec->n] = st;
-	rec->values[rec->n] = v;
-	rec->n++;
-	return 1;
-}
-
-/* flamegraph_folded_read(), each line added also noted in rec. */
-static long
-flamegraph_read(struct profile *p, FILE *f, size_t *budget,
-    struct flamegraph_hour_file *rec)
-{
-	const char	**frames;
-	char		 *line;
-	size_t		  len = 0;
-	long		  added = 0;
-	int		  c, bad = 0;
-
-	line = xmalloc(FLAMEGRAPH_LINE_MAX);
-	frames = xcalloc(FLAMEGRAPH_LINE_FRAMES, sizeof(*frames));
-	/* By the character: a line never costs more than its bound. */
-	while (*budget > 0 && (c = getc_unlocked(f)) != EOF) {
-		(*budget)--;
-		if (c != '\n') {
-			/* Too long, or a NUL: skip to the end of the line. */
-			if (c == '\0' || len == FLAMEGRAPH_LINE_MAX - 1)
-				bad = 1;
-			else if (!bad)
-				line[len++] = c;
-			continue;
-		}
-		if (!bad)
-			added += flamegraph_line(p, line, len, frames, rec);
-		len = 0;
-		bad = 0;
-	}
-	/* A last line without its newline, unless the budget cut it. */
-	if (ferror(f)) {
-		added = -1;
-		if (errno == 0)
-			errno = EIO;
-	} else if (len > 0 && !bad && feof(f))
-		added += flamegraph_line(p, line, len, frames, rec);
-	free(frames);
-	free(line);
-	return added;
-}
-
-long
-flamegraph_folded_read(struct profile *p, FILE *f, size_t *budget)
-{
-	return flamegraph_read(p, f, budget, NULL);
-}
-
-/* Newest first, so that a cut by the byte budget drops the oldest. */
-static int
-flamegraph_hour_cmp(const void *va, const void *vb)
-{
-	const struct flamegraph_hour_file	*a = va, *b = vb;
-
-	if (a->when != b->when)
-		return a->when > b->when ? -1 : 1;
-	return strcmp(b->name, a->name);
-}
-
-/* Take what a file added off the sum, and forget it. */
-static void
-flamegraph_hour_file_sub(struct profile *p, struct flamegraph_hour_file *hf)
-{
-	size_t	 i;
-
-	for (i = 0; i < hf->n; i++)
-		profile_stack_sub(p, hf->stacks[i], hf->values[i]);
-	free(hf->stacks);
-	free(hf->values);
-	hf->stacks = NULL;
-	hf->values = NULL;
-	hf->n = hf->ncap = 0;
-	hf->cap = hf->bytes = 0;
-}
-
-/* Read a file of the directory dfd into the sum, with *budget bytes. */
-static void
-flamegraph_hour_file_read(struct flamegraph_hour *h, int dfd,
-    struct flamegraph_hour_file *hf, size_t *budget)
-{
-	struct stat	 sb;
-	FILE		*f;
-	size_t		 before = *budget;
-	int		 fd;
-
-	/* Read or not, it is known for this budget: not opened again. */
-	hf->cap = *budget;
-	hf->bytes = 0;
-	fd = openat(dfd, hf->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC);
-	if (fd == -1 && errno == ELOOP)
-		log_warnx("%s/%s: not a regular file", h->dir, hf->name);
-	else if (fd == -1 && errno != ENOENT)
-		log_warn("open %s/%s", h->dir, hf->name);
-	if (fd == -1)
-		return;
-	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
-	    (f = fdopen(fd, "r")) == NULL) {
-		log_warnx("%s/%s: not a regular file", h->dir, hf->name);
-		close(fd);
-		return;
-	}
-	if (flamegraph_read(h->p, f, budget, hf) == -1)
-		log_warn("read %s/%s", h->dir, hf->name);
-	fclose(f);
-	hf->bytes = before - *budget;
-}
-
-/* The profiles of the hour in a directory, newest first. */
-static struct flamegraph_hour_file *
-flamegraph_hour_list(const char *dir, DIR *d, time_t now, size_t *np)
-{
-	struct flamegraph_hour_file	*files = NULL;
-	struct dirent			*de;
-	size_t				 nfiles = 0, len;
-	time_t				 when;
-
-	while ((de = readdir(d)) != NULL) {
-		len = strlen(de->d_name);
-		if (len < 7 || len >= sizeof(files->name) ||
-		    strcmp(de->d_name + len - 7, ".folded") != 0 ||
-		    retention_classify(de->d_name, &when) !=
-		    RETENTION_PROFILE || when == -1 || when > now ||
-		    when <= now - FLAMEGRAPH_HOUR)
-			continue;
-		if (nfiles == FLAMEGRAPH_HOUR_FILES) {
-			log_warnx("%s: more than %d profiles in the last hour",
-			    dir, FLAMEGRAPH_HOUR_FILES);
-			break;
-		}
-		if (nfiles % 256 == 0)
-			files = xreallocarray(files, nfiles + 256,
-			    sizeof(*files));
-		memset(&files[nfiles], 0, sizeof(*files));
-		files[nfiles].when = when;
-		/* Unknown: read, and its warning logged, when it is read. */
-		(void)fstatat(dirfd(d), de->d_name, &files[nfiles].sb,
-		    AT_SYMLINK_NOFOLLOW);
-		memcpy(files[nfiles].name, de->d_name, len + 1);
-		nfiles++;
-	}
-	qsort(files, nfiles, sizeof(*files), flamegraph_hour_cmp);
-	*np = nfiles;
-	return files;
-}
-
-/*
- * Whether a file listed is the one held: a file replaced under its name
- * is another inode, or the same one reused with other times or size.
- */
-static int
-flamegraph_hour_same(const struct flamegraph_hour_file *a,
-    const struct flamegraph_hour_file *b)
-{
-	return a->sb.st_dev == b->sb.st_dev && a->sb.st_ino == b->sb.st_ino &&
-	    a->sb.st_size == b->sb.st_size &&
-	    a->sb.st_mtim.tv_sec == b->sb.st_mtim.tv_sec &&
-	    a->sb.st_mtim.tv_nsec == b->sb.st_mtim.tv_nsec &&
-	    a->sb.st_ctim.tv_sec == b->sb.st_ctim.tv_sec &&
-	    a->sb.st_ctim.tv_nsec == b->sb.st_ctim.tv_nsec;
-}
 
 /*
  * Stacks that left the hour stay in the sum as holes; when they
@@ -349,6 +91,9 @@ flamegraph_hour_compact(struct flamegraph_hour *h)
 	free(names);
 	profile_free(h->p);
 	h->p = np;
+	/* Stacks and names numbered anew: sorted anew. */
+	flamegraph_order_free(h->order);
+	h->order = flamegraph_order_create();
 }
 
 static void
@@ -361,6 +106,7 @@ flamegraph_hour_free(struct flamegraph_hour *h)
 		free(h->files[i].values);
 	}
 	free(h->files);
+	flamegraph_order_free(h->order);
 	profile_free(h->p);
 	free(h->dir);
 	free(h);
@@ -394,6 +140,7 @@ flamegraph_hours_free(struct flamegraph_hours *hs)
 		next = h->next;
 		flamegraph_hour_free(h);
 	}
+	free(hs->known);
 	free(hs);
 }
 
@@ -441,11 +188,12 @@ flamegraph_hours_sweep(struct flamegraph_hours *hs, time_t now)
  * The profile of the hour up to now from dir's .folded files, or NULL
  * after logging.  The file of this round is among them: the sink wrote
  * it under the same time.  The profile is the directory's, kept in hs
- * until the next call; a stack of value 0 in it is a hole.
+ * until the next call; a stack of value 0 in it is a hole.  *orderp is
+ * the order of its stacks kept for flamegraph_create_ordered().
  */
 struct profile *
 flamegraph_hours_get(struct flamegraph_hours *hs, const char *dir,
-    const struct profile *p, time_t now)
+    const struct profile *p, time_t now, struct flamegraph_order **orderp)
 {
 	struct flamegraph_hour		*h;
 	struct flamegraph_hour_file	*files, *old;
@@ -469,6 +217,7 @@ flamegraph_hours_get(struct flamegraph_hours *hs, const char *dir,
 		h->dir = xstrdup(dir);
 		h->p = profile_create(profile_type(p), profile_period(p), 0,
 		    (int64_t)FLAMEGRAPH_HOUR * 1000000000);
+		h->order = flamegraph_order_create();
 		h->next = hs->list;
 		hs->list = h;
 	}
@@ -500,7 +249,8 @@ flamegraph_hours_get(struct flamegraph_hours *hs, const char *dir,
 		}
 		if (c == 0)
 			flamegraph_hour_file_sub(h->p, &old[o++]);
-		if (budget > 0)
+		if (budget > 0 && !flamegraph_hour_known(hs, h, &files[i],
+		    &budget))
 			flamegraph_hour_file_read(h, dirfd(d), &files[i],
 			    &budget);
 	}
@@ -513,6 +263,27 @@ flamegraph_hours_get(struct flamegraph_hours *hs, const char *dir,
 		log_warnx("%s: last-hour.svg covers the newest %zu MiB of "
 		    "folded stacks", dir, hs->budget >> 20);
 	closedir(d);
+	flamegraph_hours_known(hs, NULL, NULL, NULL);
 	flamegraph_hour_compact(h);
+	*orderp = h->order;
 	return h->p;
+}
+
+/*
+ * The .folded file at path, as it was written (sink_file_write_folded()
+ * says), holds the stacks of p: the next flamegraph_hours_get() may add
+ * them from p rather than read the file back.  NULL forgets it.
+ */
+void
+flamegraph_hours_known(struct flamegraph_hours *hs, const char *path,
+    const struct stat *sb, const struct profile *p)
+{
+	free(hs->known);
+	hs->known = NULL;
+	hs->known_p = NULL;
+	if (path == NULL)
+		return;
+	hs->known = xstrdup(path);
+	hs->known_sb = *sb;
+	hs->known_p = p;
 }

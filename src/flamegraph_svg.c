@@ -15,29 +15,56 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "flamegraph.h"
+#include "log.h"
+#include "outbuf.h"
 #include "profile.h"
+#include "xmalloc.h"
 
 #define FLAMEGRAPH_SVG_FRAME_H	16		/* pixels per depth */
 #define FLAMEGRAPH_SVG_FONT	12		/* pixels */
-#define FLAMEGRAPH_SVG_CHAR_W	(FLAMEGRAPH_SVG_FONT * 0.59)
+#define FLAMEGRAPH_SVG_CHAR_W	(FLAMEGRAPH_SVG_FONT * 59) /* 1/100 px */
 #define FLAMEGRAPH_SVG_TEXT_PAD	3		/* pixels each side */
 #define FLAMEGRAPH_SVG_TOP	(FLAMEGRAPH_SVG_FONT * 3)
 #define FLAMEGRAPH_SVG_BOTTOM	(FLAMEGRAPH_SVG_FONT * 2 + 10)
 
+/*
+ * Coordinates, widths and shares are written in hundredths, computed in
+ * integers from the values: the digits "%.2f" gives the exact quotient,
+ * for a fraction of printf()'s cost.
+ */
 struct flamegraph_svg {
 	FILE			*f;
+	struct outbuf		 ob;
 	uint64_t		 total;
 	enum profile_type	 type;
-	double			 scale;		/* pixels per unit of value */
 	int			 height;
+	/*
+	 * A name is drawn in many frames (a hot function under many
+	 * callers): its escaped text and colour are made once, by id.
+	 */
+	struct flamegraph_svg_name *names;
+	size_t			 nnames;
+	struct outbuf		 texts;
+};
+
+struct flamegraph_svg_name {
+	size_t			 off;		/* of its text in texts */
+	size_t			 len;
+	size_t			 chars;
+	uint8_t			 rgb[3];
+	int			 done;
 };
 
 static size_t	 flamegraph_svg_utf8(const unsigned char *);
 static size_t	 flamegraph_svg_chars(const char *);
-static void	 flamegraph_svg_text(FILE *, const char *, size_t);
+static void	 flamegraph_svg_text(struct outbuf *, const char *, size_t);
+static uint64_t	 flamegraph_svg_div(uint64_t, uint64_t, uint64_t);
+static const struct flamegraph_svg_name *flamegraph_svg_name(
+		    struct flamegraph_svg *, const struct flamegraph_frame *);
 static void	 flamegraph_svg_colour(const char *, enum profile_type,
 		    int *, int *, int *);
 static int	 flamegraph_svg_frame_cb(const struct flamegraph_frame *,
@@ -269,51 +296,82 @@ flamegraph_svg_chars(const char *s)
  * max - 2 and "..": flame graph labels show as much as fits their box.
  */
 static void
-flamegraph_svg_text(FILE *f, const char *s, size_t max)
+flamegraph_svg_text(struct outbuf *ob, const char *s, size_t max)
 {
 	const unsigned char	*u;
-	size_t			 n, l, i;
+	size_t			 n, l;
 	int			 cut = 0;
 
 	if (*s == '\0')
 		s = "[unknown]";
 	u = (const unsigned char *)s;
-	if (flamegraph_svg_chars(s) > max) {
+	if (max != SIZE_MAX && flamegraph_svg_chars(s) > max) {
 		if (max < 3)
 			return;
 		max -= 2;
 		cut = 1;
 	}
 	for (n = 0; *u != '\0' && n < max; n++) {
+		/* Most names are plain ASCII: one byte, as it is. */
+		if (*u >= 0x20 && *u < 0x7f && *u != '<' && *u != '>' &&
+		    *u != '&' && *u != '"' && *u != '\'') {
+			outbuf_char(ob, *u++);
+			continue;
+		}
 		if ((l = flamegraph_svg_utf8(u)) == 0) {
-			putc('?', f);
+			outbuf_char(ob, '?');
 			u++;
 			continue;
 		}
 		switch (*u) {
 		case '<':
-			fputs("&lt;", f);
+			OUTBUF_LIT(ob, "&lt;");
 			break;
 		case '>':
-			fputs("&gt;", f);
+			OUTBUF_LIT(ob, "&gt;");
 			break;
 		case '&':
-			fputs("&amp;", f);
+			OUTBUF_LIT(ob, "&amp;");
 			break;
 		case '"':
-			fputs("&quot;", f);
+			OUTBUF_LIT(ob, "&quot;");
 			break;
 		case '\'':
-			fputs("&apos;", f);
+			OUTBUF_LIT(ob, "&apos;");
 			break;
 		default:
-			for (i = 0; i < l; i++)
-				putc(u[i], f);
+			outbuf_add(ob, u, l);
 		}
 		u += l;
 	}
 	if (cut)
-		fputs("..", f);
+		OUTBUF_LIT(ob, "..");
+}
+
+/*
+ * a * mul / div, div > 0, without overflow, rounded as printf() rounds
+ * an exact value: to the nearest, a tie to the even neighbour.
+ */
+static uint64_t
+flamegraph_svg_div(uint64_t a, uint64_t mul, uint64_t div)
+{
+	unsigned __int128	 x, q, r;
+	uint64_t		 x64, q64, r64;
+
+	/* 128-bit division is slow: most values fit 64 bits. */
+	if (!__builtin_mul_overflow(a, mul, &x64)) {
+		q64 = x64 / div;
+		r64 = x64 % div;
+		if (r64 > div - r64 || (r64 == div - r64 && (q64 & 1)))
+			q64++;
+		return q64;
+	}
+	x = (unsigned __int128)a * mul;
+	q = x / div;
+	r = x % div;
+	if (r > div - r || (r == div - r && (q & 1)))
+		q++;
+	return (uint64_t)q;
 }
 
 /*
@@ -343,41 +401,112 @@ flamegraph_svg_colour(const char *name, enum profile_type type, int *r,
 	}
 }
 
+/* A frame's name as drawn: escaped text, its characters, its colour. */
+static const struct flamegraph_svg_name *
+flamegraph_svg_name(struct flamegraph_svg *s, const struct flamegraph_frame *fr)
+{
+	struct flamegraph_svg_name	*nm;
+	int				 r, g, b;
+
+	if (fr->id >= s->nnames)
+		fatalx("flame graph: name %u of %zu", fr->id, s->nnames);
+	nm = &s->names[fr->id];
+	if (nm->done)
+		return nm;
+	nm->off = s->texts.len;
+	flamegraph_svg_text(&s->texts, fr->name, SIZE_MAX);
+	nm->len = s->texts.len - nm->off;
+	nm->chars = flamegraph_svg_chars(*fr->name != '\0' ? fr->name :
+	    "[unknown]");
+	flamegraph_svg_colour(fr->name, s->type, &r, &g, &b);
+	nm->rgb[0] = r;
+	nm->rgb[1] = g;
+	nm->rgb[2] = b;
+	nm->done = 1;
+	return nm;
+}
+
 static int
 flamegraph_svg_frame_cb(const struct flamegraph_frame *fr, void *arg)
 {
 	struct flamegraph_svg	*s = arg;
-	FILE			*f = s->f;
-	double			 x, w, pct;
-	int			 y, r, g, b;
+	struct outbuf		*ob = &s->ob;
+	const uint64_t		 fw = FLAMEGRAPH_WIDTH - 2 * FLAMEGRAPH_XPAD;
+	const struct flamegraph_svg_name *nm;
+	unsigned __int128	 room;
+	uint64_t		 x, w, chars = 0;
+	int			 y;
 
-	x = FLAMEGRAPH_XPAD + fr->start * s->scale;
-	w = fr->value * s->scale;
+	/* In hundredths of a pixel, of a percent, of a second. */
+	x = FLAMEGRAPH_XPAD * 100 + flamegraph_svg_div(fr->start, fw * 100,
+	    s->total);
+	w = flamegraph_svg_div(fr->value, fw * 100, s->total);
 	y = s->height - FLAMEGRAPH_SVG_BOTTOM -
 	    (int)(fr->depth + 1) * FLAMEGRAPH_SVG_FRAME_H;
-	pct = s->total > 0 ? 100.0 * fr->value / s->total : 0;
-	flamegraph_svg_colour(fr->name, s->type, &r, &g, &b);
+	nm = flamegraph_svg_name(s, fr);
 
-	fprintf(f, "<g data-d=\"%u\" data-s=\"%" PRIu64 "\" data-v=\"%"
-	    PRIu64 "\"><title>", fr->depth, fr->start, fr->value);
-	flamegraph_svg_text(f, fr->name, SIZE_MAX);
-	if (s->type == PROFILE_TYPE_OFFCPU && fr->value >= 1000000000)
-		fprintf(f, " (%.2f s", fr->value / 1e9);
-	else if (s->type == PROFILE_TYPE_OFFCPU)
-		fprintf(f, " (%.3f ms", fr->value / 1e6);
-	else
-		fprintf(f, " (%" PRIu64 " sample%s", fr->value,
-		    fr->value == 1 ? "" : "s");
-	fprintf(f, ", %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" "
-	    "width=\"%.2f\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" "
-	    "ry=\"2\"/><text x=\"%.2f\" y=\"%d\">", pct, x, y, w,
-	    FLAMEGRAPH_SVG_FRAME_H - 1, r, g, b,
-	    x + FLAMEGRAPH_SVG_TEXT_PAD, y + FLAMEGRAPH_SVG_FRAME_H - 5);
-	w = (w - 2 * FLAMEGRAPH_SVG_TEXT_PAD) / FLAMEGRAPH_SVG_CHAR_W;
-	if (w >= 3)
-		flamegraph_svg_text(f, fr->name, (size_t)w);
-	fputs("</text></g>\n", f);
-	return ferror(f) ? -1 : 0;
+	OUTBUF_LIT(ob, "<g data-d=\"");
+	outbuf_u64(ob, fr->depth);
+	OUTBUF_LIT(ob, "\" data-s=\"");
+	outbuf_u64(ob, fr->start);
+	OUTBUF_LIT(ob, "\" data-v=\"");
+	outbuf_u64(ob, fr->value);
+	OUTBUF_LIT(ob, "\"><title>");
+	outbuf_add(ob, s->texts.buf + nm->off, nm->len);
+	OUTBUF_LIT(ob, " (");
+	if (s->type == PROFILE_TYPE_OFFCPU && fr->value >= 1000000000) {
+		outbuf_fixed(ob, flamegraph_svg_div(fr->value, 1, 10000000),
+		    2);
+		OUTBUF_LIT(ob, " s");
+	} else if (s->type == PROFILE_TYPE_OFFCPU) {
+		outbuf_fixed(ob, flamegraph_svg_div(fr->value, 1, 1000), 3);
+		OUTBUF_LIT(ob, " ms");
+	} else {
+		outbuf_u64(ob, fr->value);
+		if (fr->value == 1)
+			OUTBUF_LIT(ob, " sample");
+		else
+			OUTBUF_LIT(ob, " samples");
+	}
+	OUTBUF_LIT(ob, ", ");
+	outbuf_fixed(ob, flamegraph_svg_div(fr->value, 10000, s->total), 2);
+	OUTBUF_LIT(ob, "%)</title><rect x=\"");
+	outbuf_fixed(ob, x, 2);
+	OUTBUF_LIT(ob, "\" y=\"");
+	outbuf_u64(ob, y);
+	OUTBUF_LIT(ob, "\" width=\"");
+	outbuf_fixed(ob, w, 2);
+	OUTBUF_LIT(ob, "\" height=\"");
+	outbuf_u64(ob, FLAMEGRAPH_SVG_FRAME_H - 1);
+	OUTBUF_LIT(ob, "\" fill=\"rgb(");
+	outbuf_u64(ob, nm->rgb[0]);
+	outbuf_char(ob, ',');
+	outbuf_u64(ob, nm->rgb[1]);
+	outbuf_char(ob, ',');
+	outbuf_u64(ob, nm->rgb[2]);
+	OUTBUF_LIT(ob, ")\" rx=\"2\" ry=\"2\"/><text x=\"");
+	outbuf_fixed(ob, x + FLAMEGRAPH_SVG_TEXT_PAD * 100, 2);
+	OUTBUF_LIT(ob, "\" y=\"");
+	outbuf_u64(ob, y + FLAMEGRAPH_SVG_FRAME_H - 5);
+	OUTBUF_LIT(ob, "\">");
+	/*
+	 * The characters that fit the box less its padding, from the exact
+	 * width: (value * fw / total - 2 pad) / char width, rounded down.
+	 */
+	room = (unsigned __int128)fr->value * fw * 100;
+	if (room >= (unsigned __int128)s->total * 2 *
+	    FLAMEGRAPH_SVG_TEXT_PAD * 100)
+		chars = (room - (unsigned __int128)s->total * 2 *
+		    FLAMEGRAPH_SVG_TEXT_PAD * 100) /
+		    ((unsigned __int128)s->total * FLAMEGRAPH_SVG_CHAR_W);
+	if (chars >= 3 && chars >= nm->chars)
+		outbuf_add(ob, s->texts.buf + nm->off, nm->len);
+	else if (chars >= 3)
+		flamegraph_svg_text(ob, fr->name, chars);
+	OUTBUF_LIT(ob, "</text></g>\n");
+	if (ob->len >= 64 * 1024 && outbuf_flush(ob, s->f) == -1)
+		return -1;
+	return 0;
 }
 
 int
@@ -388,10 +517,12 @@ flamegraph_svg_write(const struct flamegraph *fg, const char *title,
 	const int		 width = FLAMEGRAPH_WIDTH;
 	const int		 fw = FLAMEGRAPH_WIDTH - 2 * FLAMEGRAPH_XPAD;
 
+	memset(&s, 0, sizeof(s));
 	s.f = f;
 	s.total = flamegraph_total(fg);
 	s.type = flamegraph_type(fg);
-	s.scale = s.total > 0 ? (double)fw / s.total : 0;
+	s.nnames = flamegraph_nnames(fg);
+	s.names = xcalloc(s.nnames + 1, sizeof(*s.names));
 	s.height = FLAMEGRAPH_SVG_TOP + FLAMEGRAPH_SVG_BOTTOM +
 	    (flamegraph_depth(fg) + 1) * FLAMEGRAPH_SVG_FRAME_H;
 
@@ -410,7 +541,9 @@ flamegraph_svg_write(const struct flamegraph *fg, const char *title,
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
 	    "fill=\"url(#background)\"/>\n", width, s.height);
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">", width / 2);
-	flamegraph_svg_text(f, title, SIZE_MAX);
+	flamegraph_svg_text(&s.ob, title, SIZE_MAX);
+	if (outbuf_flush(&s.ob, f) == -1)
+		goto fail;
 	fprintf(f, "</text>\n");
 	fprintf(f, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"24\">"
 	    "Reset Zoom</text>\n", FLAMEGRAPH_XPAD);
@@ -423,17 +556,25 @@ flamegraph_svg_write(const struct flamegraph *fg, const char *title,
 	    width - FLAMEGRAPH_XPAD, s.height - 17);
 
 	fprintf(f, "<g id=\"frames\" data-total=\"%" PRIu64 "\" "
-	    "data-x0=\"%d\" data-w=\"%d\" data-cw=\"%.2f\" data-pad=\"%d\">\n",
-	    s.total, FLAMEGRAPH_XPAD, fw, FLAMEGRAPH_SVG_CHAR_W,
+	    "data-x0=\"%d\" data-w=\"%d\" data-cw=\"%d.%02d\" "
+	    "data-pad=\"%d\">\n", s.total, FLAMEGRAPH_XPAD, fw,
+	    FLAMEGRAPH_SVG_CHAR_W / 100, FLAMEGRAPH_SVG_CHAR_W % 100,
 	    FLAMEGRAPH_SVG_TEXT_PAD);
-	if (flamegraph_walk(fg, flamegraph_svg_frame_cb, &s) != 0)
+	if (flamegraph_walk(fg, flamegraph_svg_frame_cb, &s) != 0 ||
+	    outbuf_flush(&s.ob, f) == -1)
 		goto fail;
+	outbuf_free(&s.ob);
+	outbuf_free(&s.texts);
+	free(s.names);
 	fprintf(f, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s"
 	    "]]></script>\n</svg>\n", flamegraph_svg_js);
 	if (fflush(f) == EOF || ferror(f))
 		goto fail;
 	return 0;
 fail:
+	outbuf_free(&s.ob);
+	outbuf_free(&s.texts);
+	free(s.names);
 	if (errno == 0)
 		errno = EIO;
 	return -1;

@@ -14,21 +14,28 @@
 #include <string.h>
 
 #include "folded.h"
+#include "outbuf.h"
 #include "profile.h"
+#include "stacksort.h"
 #include "xmalloc.h"
 
-struct folded_line {
+/*
+ * Lines are sorted as their texts would be, without building them:
+ * frames with the same id are the same text; else the text of a frame
+ * goes on with ';' when a frame follows, or ends the line.  So each
+ * name has two keys, "name;" and "name" then the end, ranked once by
+ * their text, and stacksort() compares lines frame by frame by those.
+ */
+struct folded_sort {
 	const char *const	*names;		/* string id -> clean name */
-	const uint32_t		*ids;		/* root first */
-	size_t			 n;
-	uint64_t		 value;
+	uint32_t		*rank;		/* key -> place, equal keys equal */
 };
 
-static char	*folded_clean(const char *);
-static int	 folded_cmp(const void *, const void *);
+static int	 folded_key_cmp(const void *, const void *, void *);
+static void	 folded_rank(struct folded_sort *, size_t);
 
 /* A cleaned copy of a name, or NULL when it can be written as it is. */
-static char *
+char *
 folded_clean(const char *s)
 {
 	size_t	 len = strlen(s), i;
@@ -55,84 +62,112 @@ folded_clean(const char *s)
 }
 
 /*
- * Compare two lines as strcmp() would compare their texts, without
- * building them: frames with the same id are the same text and are
- * skipped, and at the end of a name the text goes on with ';' or ends.
- * Clean names hold no ';', so two names that end together are equal.
+ * Key 2 * id is the name that ends its line, 2 * id + 1 the name that
+ * a ';' follows.  Clean names hold no ';', so two keys whose names end
+ * together are equal exactly when both end the same way.
  */
 static int
-folded_cmp(const void *va, const void *vb)
+folded_key_cmp(const void *va, const void *vb, void *arg)
 {
-	const struct folded_line	*x = va, *y = vb;
+	const struct folded_sort	*so = arg;
+	uint32_t			 ka = *(const uint32_t *)va;
+	uint32_t			 kb = *(const uint32_t *)vb;
 	const unsigned char		*a, *b;
-	size_t				 i;
 	int				 ca, cb;
 
-	for (i = 0; i < x->n && i < y->n; i++) {
-		if (x->ids[i] == y->ids[i])
-			continue;
-		a = (const unsigned char *)x->names[x->ids[i]];
-		b = (const unsigned char *)y->names[y->ids[i]];
-		while (*a != '\0' && *a == *b) {
-			a++;
-			b++;
-		}
-		ca = *a != '\0' ? *a : i + 1 < x->n ? ';' : -1;
-		cb = *b != '\0' ? *b : i + 1 < y->n ? ';' : -1;
-		if (ca != cb)
-			return ca < cb ? -1 : 1;
+	a = (const unsigned char *)so->names[ka / 2];
+	b = (const unsigned char *)so->names[kb / 2];
+	while (*a != '\0' && *a == *b) {
+		a++;
+		b++;
 	}
-	if (x->n == y->n)
-		return 0;
-	return x->n < y->n ? -1 : 1;
+	ca = *a != '\0' ? *a : (ka & 1) ? ';' : -1;
+	cb = *b != '\0' ? *b : (kb & 1) ? ';' : -1;
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	return 0;
+}
+
+/* Rank both keys of every name. */
+static void
+folded_rank(struct folded_sort *so, size_t nstr)
+{
+	uint32_t	*keys;
+	size_t		 i, r = 0;
+
+	keys = xcalloc(2 * nstr + 1, sizeof(*keys));
+	so->rank = xcalloc(2 * nstr + 1, sizeof(*so->rank));
+	for (i = 0; i < 2 * nstr; i++)
+		keys[i] = i;
+	qsort_r(keys, 2 * nstr, sizeof(*keys), folded_key_cmp, so);
+	for (i = 0; i < 2 * nstr; i++) {
+		if (i > 0 && folded_key_cmp(&keys[i - 1], &keys[i], so) != 0)
+			r++;
+		so->rank[keys[i]] = r;
+	}
+	free(keys);
 }
 
 int
 folded_write(const struct profile *p, FILE *f)
 {
-	struct folded_line	*lines;
+	struct outbuf		 ob;
+	struct folded_sort	 so;
+	struct stacksort_item	*lines;
 	const char		**names;
 	char			**owned;
-	uint64_t		 value;
+	uint64_t		 value, v;
 	size_t			 nstr, nlines, i, j, k;
 	int			 rv = 0;
 
 	nstr = profile_nstrings(p);
-	names = xcalloc(nstr, sizeof(*names));
-	owned = xcalloc(nstr, sizeof(*owned));
+	names = xcalloc(nstr + 1, sizeof(*names));
+	owned = xcalloc(nstr + 1, sizeof(*owned));
 	for (i = 0; i < nstr; i++) {
 		owned[i] = folded_clean(profile_string(p, i));
 		names[i] = owned[i] != NULL ? owned[i] : profile_string(p, i);
 	}
+	so.names = names;
+	folded_rank(&so, nstr);
 
 	nlines = profile_nstacks(p);
 	lines = xcalloc(nlines + 1, sizeof(*lines));
 	for (i = 0; i < nlines; i++) {
-		lines[i].names = names;
-		lines[i].ids = profile_stack(p, i, &lines[i].n,
-		    &lines[i].value);
+		lines[i].ids = profile_stack(p, i, &lines[i].n, NULL);
+		lines[i].index = i;
 	}
-	qsort(lines, nlines, sizeof(*lines), folded_cmp);
+	stacksort(lines, nlines, so.rank, STACKSORT_LAST);
 
-	for (i = 0; i < nlines; i = j) {
-		value = lines[i].value;
-		for (j = i + 1; j < nlines &&
-		    folded_cmp(&lines[i], &lines[j]) == 0; j++)
-			value += lines[j].value;
+	memset(&ob, 0, sizeof(ob));
+	for (i = 0; i < nlines && rv == 0; i = j) {
+		(void)profile_stack(p, lines[i].index, &k, &value);
+		for (j = i + 1; j < nlines && stacksort_cmp(&lines[i],
+		    &lines[j], so.rank, STACKSORT_LAST) == 0; j++) {
+			(void)profile_stack(p, lines[j].index, &k, &v);
+			value += v;
+		}
 		for (k = 0; k < lines[i].n; k++) {
 			if (k > 0)
-				putc(';', f);
-			fputs(names[lines[i].ids[k]], f);
+				outbuf_char(&ob, ';');
+			outbuf_str(&ob, names[lines[i].ids[k]]);
 		}
-		fprintf(f, " %" PRIu64 "\n", value);
+		outbuf_char(&ob, ' ');
+		outbuf_u64(&ob, value);
+		outbuf_char(&ob, '\n');
+		if (ob.len >= 64 * 1024 && outbuf_flush(&ob, f) == -1)
+			rv = -1;
 	}
-	if (fflush(f) == EOF || ferror(f)) {
+	if (rv == 0 && outbuf_flush(&ob, f) == -1)
+		rv = -1;
+	if (rv == 0 && (fflush(f) == EOF || ferror(f))) {
 		if (errno == 0)
 			errno = EIO;
 		rv = -1;
 	}
 
+	outbuf_free(&ob);
 	free(lines);
+	free(so.rank);
 	for (i = 0; i < nstr; i++)
 		free(owned[i]);
 	free(owned);

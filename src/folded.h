@@ -12,5 +12,10 @@ struct profile;
  * on a write error with errno set.
  */
 int	folded_write(const struct profile *, FILE *);
+/*
+ * A frame name as folded_write() writes it: an allocated copy, or NULL
+ * when the name is written as it is.
+ */
+char	*folded_clean(const char *);
 
 #endif

@@ -536,6 +536,34 @@ profile_string_find(const struct profile *p, const char *s, uint32_t *id)
 	return 0;
 }
 
+/*
+ * For a sum built from other profiles (the flame graphs' hour): a name
+ * interned, and a stack added by the ids of this profile's own names,
+ * so that names looked up once serve every stack they are in.
+ */
+uint32_t
+profile_string_intern(struct profile *p, const char *s)
+{
+	return profile_intern(p, s);
+}
+
+size_t
+profile_add_stack_ids(struct profile *p, const uint32_t *ids, size_t n,
+    uint64_t value)
+{
+	size_t	 i;
+
+	if (n == 0)
+		fatalx("profile: empty stack");
+	profile_scratch_reserve(p, n);
+	for (i = 0; i < n; i++) {
+		if (ids[i] >= p->nstrs)
+			fatalx("profile: name %u of %zu", ids[i], p->nstrs);
+		p->scratch[i] = ids[i];
+	}
+	return profile_add_scratch(p, n, 0, value);
+}
+
 /* Stack i: its frames as string ids, root first; NULL past the end. */
 const uint32_t *
 profile_stack(const struct profile *p, size_t i, size_t *n, uint64_t *value)

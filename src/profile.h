@@ -68,6 +68,10 @@ size_t		 profile_nstrings(const struct profile *);
 const char	*profile_string(const struct profile *, uint32_t);
 int		 profile_string_find(const struct profile *, const char *,
 		    uint32_t *);
+/* A name's id, interned if new; a stack added by such ids: its index. */
+uint32_t	 profile_string_intern(struct profile *, const char *);
+size_t		 profile_add_stack_ids(struct profile *, const uint32_t *,
+		    size_t, uint64_t);
 const uint32_t	*profile_stack(const struct profile *, size_t, size_t *,
 		    uint64_t *);
 size_t		 profile_nlabels(const struct profile *);

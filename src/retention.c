@@ -52,6 +52,8 @@ struct retention_victim {
 
 struct retention {
 	const struct config	*conf;
+	struct retention_cache	*cache;		/* NULL: stat everything */
+	dev_t			 dev;		/* of the service directory */
 	time_t			 now;
 	time_t			 cutoff;	/* older is deleted */
 	int			 aged;		/* there is a cutoff */
@@ -184,6 +186,7 @@ retention_walk(struct retention *r, void (*cb)(struct retention *, size_t,
     int, DIR *, const char *))
 {
 	struct dirent	*de;
+	struct stat	 sb;
 	const char	*tname;
 	DIR		*td, *sd;
 	size_t		 t;
@@ -218,6 +221,13 @@ retention_walk(struct retention *r, void (*cb)(struct retention *, size_t,
 					close(sfd);
 				continue;
 			}
+			if (r->cache != NULL && fstat(sfd, &sb) == -1) {
+				log_warn("stat %s/%s/%s", r->conf->output_dir,
+				    tname, de->d_name);
+				closedir(sd);
+				continue;
+			}
+			r->dev = r->cache != NULL ? sb.st_dev : 0;
 			cb(r, t, tfd, sd, de->d_name);
 			closedir(sd);
 		}
@@ -247,7 +257,9 @@ retention_age_cb(struct retention *r, size_t type, int tfd, DIR *sd,
 		kind = retention_classify(de->d_name, &when);
 		if (kind == RETENTION_FOREIGN)
 			continue;
-		if (fstatat(sfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == -1) {
+		if ((kind == RETENTION_PROFILE ? retention_cache_stat(r->cache,
+		    sfd, r->dev, de->d_ino, de->d_name, &sb) : fstatat(sfd,
+		    de->d_name, &sb, AT_SYMLINK_NOFOLLOW)) == -1) {
 			if (errno != ENOENT)
 				log_warn("stat %s/%s/%s/%s",
 				    r->conf->output_dir,
@@ -363,8 +375,8 @@ retention_size_cb(struct retention *r, size_t type, int tfd, DIR *sd,
 		if (len >= sizeof(x.name) ||
 		    retention_classify(de->d_name, &x.when) !=
 		    RETENTION_PROFILE ||
-		    fstatat(dirfd(sd), de->d_name, &sb,
-		    AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(sb.st_mode))
+		    retention_cache_stat(r->cache, dirfd(sd), r->dev,
+		    de->d_ino, de->d_name, &sb) == -1 || !S_ISREG(sb.st_mode))
 			continue;
 		if (x.when == -1)
 			x.when = sb.st_mtime;
@@ -434,12 +446,20 @@ retention_size(struct retention *r)
 void
 retention_run(const struct config *conf, time_t now)
 {
+	retention_sweep(NULL, conf, now);
+}
+
+void
+retention_sweep(struct retention_cache *cache, const struct config *conf,
+    time_t now)
+{
 	struct retention	 r;
 
 	if (conf->output_dir == NULL || *conf->output_dir == '\0')
 		return;
 	memset(&r, 0, sizeof(r));
 	r.conf = conf;
+	r.cache = cache;
 	r.now = now;
 	r.aged = conf->retention_hours > 0;
 	r.cutoff = now - (time_t)conf->retention_hours * 3600;
@@ -449,9 +469,13 @@ retention_run(const struct config *conf, time_t now)
 			log_warn("open %s", conf->output_dir);
 		return;
 	}
+	if (cache != NULL)
+		retention_cache_begin(cache, now);
 	retention_walk(&r, retention_age_cb);
 	if (conf->max_bytes > 0 && r.total > (uint64_t)conf->max_bytes)
 		retention_size(&r);
+	if (cache != NULL)
+		retention_cache_end(cache);
 	close(r.rfd);
 	if (r.files > 0 || r.dirs > 0)
 		log_debug("retention: deleted %zu files, %llu bytes, and %zu "

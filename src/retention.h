@@ -1,9 +1,12 @@
 #ifndef EBPFSPY_RETENTION_H
 #define EBPFSPY_RETENTION_H
 
+#include <sys/stat.h>
+
 #include <time.h>
 
 struct config;
+struct retention_cache;
 
 /* What a name in a <dir>/<type>/<service> directory is. */
 enum retention_kind {
@@ -27,5 +30,19 @@ enum retention_kind retention_classify(const char *, time_t *);
  * logged.
  */
 void		 retention_run(const struct config *, time_t);
+/*
+ * The same, with what earlier sweeps learnt of the profiles kept in c
+ * (retention_cache.c), so that a profile is not stat'ed every round.
+ */
+void		 retention_sweep(struct retention_cache *,
+		    const struct config *, time_t);
+
+struct retention_cache *retention_cache_create(void);
+void		 retention_cache_free(struct retention_cache *);
+/* For retention.c: a sweep's start and end, and a profile's stat. */
+void		 retention_cache_begin(struct retention_cache *, time_t);
+void		 retention_cache_end(struct retention_cache *);
+int		 retention_cache_stat(struct retention_cache *, int, dev_t,
+		    ino_t, const char *, struct stat *);
 
 #endif

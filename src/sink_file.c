@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ static int	 sink_file_exists(const char *, const char *, const char *,
 static char	*sink_file_base(const char *, time_t);
 static int	 sink_file_pprof_cb(FILE *, const void *);
 static int	 sink_file_folded_cb(FILE *, const void *);
+static int	 sink_file_replace(const char *, const char *);
 
 /*
  * One path component from a service name: no '/', no control
@@ -164,12 +166,34 @@ sink_file_base(const char *dir, time_t when)
 }
 
 /*
+ * Put tmp in place of path.  Over an existing regular file, the two are
+ * exchanged and the old one then unlinked: a rename over a file makes
+ * ext4 (auto_da_alloc) write the new file's data out there and then,
+ * the daemon waiting, for each of the flame graphs every round -- data
+ * that the next round replaces, which, exchanged, never needs to reach
+ * the disk.  The name shows the old file, then the new, as with rename.
+ */
+static int
+sink_file_replace(const char *tmp, const char *path)
+{
+	struct stat	 sb;
+
+	if (lstat(path, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == -1)
+		return rename(tmp, path);
+	/* tmp is the old file now; a crash leaves it to retention. */
+	if (unlink(tmp) == -1)
+		log_warn("unlink %s", tmp);
+	return 0;
+}
+
+/*
  * Write dir/name through fill_cb: to a hidden temporary file first, then
  * renamed into place, so the name only ever shows a complete file.
  */
 int
 sink_file_atomic(const char *dir, const char *name,
-    int (*fill_cb)(FILE *, const void *), const void *arg)
+    int (*fill_cb)(FILE *, const void *), const void *arg, struct stat *sbp)
 {
 	FILE	*f;
 	char	*tmp, *path;
@@ -192,8 +216,14 @@ sink_file_atomic(const char *dir, const char *name,
 		close(fd);
 		goto fail;
 	}
-	if (fill_cb(f, arg) == -1) {
+	if (fill_cb(f, arg) == -1 || fflush(f) == EOF) {
 		log_warn("write %s", tmp);
+		fclose(f);
+		goto fail;
+	}
+	/* What was written: a rename keeps the inode, size and mtime. */
+	if (sbp != NULL && fstat(fd, sbp) == -1) {
+		log_warn("stat %s", tmp);
 		fclose(f);
 		goto fail;
 	}
@@ -201,7 +231,7 @@ sink_file_atomic(const char *dir, const char *name,
 		log_warn("write %s", tmp);
 		goto fail;
 	}
-	if (rename(tmp, path) == -1) {
+	if (sink_file_replace(tmp, path) == -1) {
 		log_warn("rename %s to %s", tmp, path);
 		goto fail;
 	}
@@ -236,12 +266,25 @@ int
 sink_file_write(const struct config *conf, const struct profile *p,
     time_t when)
 {
+	return sink_file_write_folded(conf, p, when, NULL, NULL);
+}
+
+/*
+ * sink_file_write(), telling the path of the .folded file written and
+ * its stat, or NULL when none was.
+ */
+int
+sink_file_write_folded(const struct config *conf, const struct profile *p,
+    time_t when, char **foldedp, struct stat *sbp)
+{
 	struct sink_file_buf	 b;
 	unsigned char		*buf = NULL;
 	char			*service, *dir, *base = NULL, *name;
 	size_t			 len;
 	int			 rv = -1;
 
+	if (foldedp != NULL)
+		*foldedp = NULL;
 	if (!conf->pprof && !conf->folded)
 		return 0;
 	if (conf->output_dir == NULL || *conf->output_dir == '\0') {
@@ -267,7 +310,7 @@ sink_file_write(const struct config *conf, const struct profile *p,
 			b.len = len;
 			xasprintf(&name, "%s.pb.gz", base);
 			if (sink_file_atomic(dir, name, sink_file_pprof_cb,
-			    &b) == -1)
+			    &b, NULL) == -1)
 				rv = -1;
 			free(name);
 			free(buf);
@@ -275,8 +318,11 @@ sink_file_write(const struct config *conf, const struct profile *p,
 	}
 	if (conf->folded) {
 		xasprintf(&name, "%s.folded", base);
-		if (sink_file_atomic(dir, name, sink_file_folded_cb, p) == -1)
+		if (sink_file_atomic(dir, name, sink_file_folded_cb, p,
+		    sbp) == -1)
 			rv = -1;
+		else if (foldedp != NULL)
+			xasprintf(foldedp, "%s/%s", dir, name);
 		free(name);
 	}
 out:

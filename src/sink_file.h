@@ -1,6 +1,8 @@
 #ifndef EBPFSPY_SINK_FILE_H
 #define EBPFSPY_SINK_FILE_H
 
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <time.h>
 
@@ -15,18 +17,26 @@ struct profile;
  */
 int	sink_file_write(const struct config *, const struct profile *,
 	    time_t);
+/*
+ * The same, telling the path of the .folded file it wrote (allocated,
+ * NULL when none) and that file's stat as written: its inode, size and
+ * mtime are the same under its final name.
+ */
+int	sink_file_write_folded(const struct config *,
+	    const struct profile *, time_t, char **, struct stat *);
 
 /*
  * Shared with the flame graphs and retention, which write and sweep the
  * same directories.  sink_file_service() returns the path component a
  * service name is stored under (allocated).  sink_file_mkdirs() is
  * mkdir -p.  sink_file_atomic() writes dir/name through the callback, via
- * the temporary file dir/.name.XXXXXX renamed into place.  Those two
- * return 0, or -1 after logging.
+ * the temporary file dir/.name.XXXXXX renamed into place, and stats it
+ * into the struct stat unless that is NULL.  Those two return 0, or -1
+ * after logging.
  */
 char	*sink_file_service(const char *);
 int	 sink_file_mkdirs(const char *);
 int	 sink_file_atomic(const char *, const char *,
-	    int (*)(FILE *, const void *), const void *);
+	    int (*)(FILE *, const void *), const void *, struct stat *);
 
 #endif

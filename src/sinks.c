@@ -3,6 +3,8 @@
  * flame graphs, retention) and the Pyroscope push.  Each sink takes the
  * whole round, so that one that batches (a push) can.
  */
+#include <sys/stat.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -21,6 +23,7 @@ struct sinks {
 	struct ev_loop		*loop;
 	struct pyroscope	*pyroscope;
 	struct flamegraph_hours	*hours;		/* of last-hour.svg */
+	struct retention_cache	*retention;
 	uint64_t		 rounds;
 	uint64_t		 file_errors;
 };
@@ -34,6 +37,7 @@ sinks_create(struct ev_loop *loop, const struct config *conf)
 	s->loop = loop;
 	s->pyroscope = pyroscope_create(loop, conf);
 	s->hours = flamegraph_hours_create();
+	s->retention = retention_cache_create();
 	return s;
 }
 
@@ -44,6 +48,7 @@ sinks_free(struct sinks *s)
 		return;
 	pyroscope_free(s->pyroscope);
 	flamegraph_hours_free(s->hours);
+	retention_cache_free(s->retention);
 	free(s);
 }
 
@@ -58,20 +63,29 @@ int
 sinks_round(struct sinks *s, const struct config *conf,
     struct profile *const *profiles, size_t n, int64_t start, int64_t end)
 {
-	time_t	 wall = end / 1000000000;
-	size_t	 i;
-	int	 rc = 0;
+	struct stat	 sb;
+	time_t		 wall = end / 1000000000;
+	char		*folded;
+	size_t		 i;
+	int		 rc = 0, rv;
 
 	for (i = 0; i < n; i++) {
-		if (sink_file_write(conf, profiles[i], wall) == -1 ||
-		    flamegraph_write(s->hours, conf, profiles[i], wall) ==
-		    -1) {
+		/* last-hour.svg takes the new .folded file's from memory. */
+		rv = sink_file_write_folded(conf, profiles[i], wall, &folded,
+		    &sb);
+		if (folded != NULL)
+			flamegraph_hours_known(s->hours, folded, &sb,
+			    profiles[i]);
+		free(folded);
+		if (rv == -1 || flamegraph_write(s->hours, conf, profiles[i],
+		    wall) == -1) {
 			s->file_errors++;
 			rc = -1;
 		}
+		flamegraph_hours_known(s->hours, NULL, NULL, NULL);
 	}
 	flamegraph_hours_sweep(s->hours, wall);
-	retention_run(conf, wall);
+	retention_sweep(s->retention, conf, wall);
 	/* Queued and sent on the loop: never waits for the server. */
 	pyroscope_round(s->pyroscope, conf, profiles, n, start, end);
 	s->rounds++;

@@ -819,9 +819,23 @@ hour_total(int k)
 	return v;
 }
 
+/* What sinks_round() does: the .folded file, then it is known. */
+static void
+hour_write(struct flamegraph_hours *hs, const struct config *conf,
+    const struct profile *p, time_t t)
+{
+	struct stat	 sb;
+	char		*folded;
+
+	sink_file_write_folded(conf, p, t, &folded, &sb);
+	if (folded != NULL)
+		flamegraph_hours_known(hs, folded, &sb, p);
+	free(folded);
+}
+
 /*
  * last-hour.svg kept round by round must be the one read from the
- * files: rounds that leave the hour, a file deleted, one replaced, one
+ * files, the round's own file taken from its profile: rounds that leave the hour, a file deleted, one replaced, one
  * planted, and enough stacks leaving to compact the sum.
  */
 static void
@@ -844,7 +858,7 @@ test_hour(void)
 			want += hour_total(7);
 		t = WHEN + k * 450;
 		p = hour_profile(k, k == 1 ? 6000 : k % 5 == 0 ? 300 : 0);
-		sink_file_write(conf, p, t);
+		hour_write(hs, conf, p, t);
 		if (k == 6) {
 			/* Retention by size, or a person: gone mid-hour. */
 			path = path_of("hour/cpu/inc/20261202T104500Z.folded");
@@ -891,7 +905,7 @@ test_hour(void)
 	flamegraph_hours_sweep(hs, t + 3600);
 	p = hour_profile(16, 0);
 	t += 450;
-	sink_file_write(conf, p, t);
+	hour_write(hs, conf, p, t);
 	flamegraph_write(hs, conf, p, t);
 	inc = slurp("hour/cpu/inc/last-hour.svg");
 	flamegraph_write(NULL, conf, p, t);
@@ -901,6 +915,62 @@ test_hour(void)
 	free(inc);
 	free(full);
 	profile_free(p);
+	flamegraph_hours_free(hs);
+	config_free(conf);
+}
+
+/*
+ * The round's own .folded file is taken from the profile it was written
+ * from, not read back; a file changed since is read.  A profile other
+ * than the one written shows which was used.
+ */
+static void
+test_hour_known(void)
+{
+	struct flamegraph_hours	*hs;
+	struct config		*conf;
+	struct profile		*p, *q;
+	struct stat		 sb;
+	char			*folded, *svg, *rel;
+
+	conf = config_defaults();
+	free(conf->output_dir);
+	conf->output_dir = path_of("known");
+	hs = flamegraph_hours_create();
+	p = profile_create(PROFILE_TYPE_CPU, 10000000, 0, 0);
+	profile_label_set(p, "service_name", "kn");
+	add(p, "app;written", 5);
+	q = profile_create(PROFILE_TYPE_CPU, 10000000, 0, 0);
+	add(q, "app;from_memory", 7);
+
+	ok(sink_file_write_folded(conf, p, WHEN, &folded, &sb) == 0 &&
+	    folded != NULL && strstr(folded, "/cpu/kn/20261202T101500Z."
+	    "folded") != NULL, "the .folded file written is told");
+	flamegraph_hours_known(hs, folded, &sb, q);
+	free(folded);
+	flamegraph_write(hs, conf, p, WHEN);
+	svg = slurp("known/cpu/kn/last-hour.svg");
+	ok(svg != NULL && strstr(svg, "<title>from_memory (7 ") != NULL &&
+	    strstr(svg, "<title>written (") == NULL,
+	    "the round's file is taken from its profile");
+	free(svg);
+
+	sink_file_write_folded(conf, p, WHEN + 10, &folded, &sb);
+	flamegraph_hours_known(hs, folded, &sb, q);
+	free(folded);
+	rel = "known/cpu/kn/20261202T101510Z.folded";
+	folded = path_of(rel);
+	unlink(folded);
+	free(folded);
+	spit(rel, "app;replaced 3\n");
+	flamegraph_write(hs, conf, p, WHEN + 10);
+	svg = slurp("known/cpu/kn/last-hour.svg");
+	ok(svg != NULL && strstr(svg, "<title>replaced (3 ") != NULL &&
+	    strstr(svg, "<title>from_memory (7 ") != NULL,
+	    "a file replaced since it was written is read");
+	free(svg);
+	profile_free(p);
+	profile_free(q);
 	flamegraph_hours_free(hs);
 	config_free(conf);
 }
@@ -930,7 +1000,7 @@ test_hour_budget(void)
 		t = WHEN + k * 450;
 		/* Files of 100 to 2000 bytes: the cut moves. */
 		p = hour_profile(k, k % 3 == 0 ? 40 : k % 3 == 1 ? 2 : 12);
-		sink_file_write(conf, p, t);
+		hour_write(hs, conf, p, t);
 		if (k == 10) {
 			budget = 2500;
 			flamegraph_hours_budget(hs, budget);
@@ -982,6 +1052,7 @@ main(void)
 	test_empty();
 	test_write();
 	test_hour();
+	test_hour_known();
 	test_hour_budget();
 
 	xasprintf(&cmd, "rm -rf '%s'", tmpdir);

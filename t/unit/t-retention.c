@@ -337,6 +337,74 @@ test_size(void)
 	config_free(conf);
 }
 
+/*
+ * Sweeps that keep what they learnt of the profiles decide as fresh
+ * ones do; a profile replaced by another file is stat'ed again.
+ */
+static void
+test_cache(void)
+{
+	struct retention_cache	*c;
+	struct config		*conf;
+	char			*path, *from;
+
+	c = retention_cache_create();
+	mkdirs("cache/cpu/a");
+	mk("cache/cpu/a", stamp(NOW - 50, ".pb.gz"), 100, NOW);
+	mk("cache/cpu/a", stamp(NOW - 40, ".pb.gz"), 100, NOW);
+	mk("cache/cpu/a", "latest.svg", 10, NOW);
+	conf = conf_for("cache", 72, 210);
+	retention_sweep(c, conf, NOW);
+	is_list("cache/cpu/a", "20261202T101410Z.pb.gz 20261202T101420Z.pb.gz "
+	    "latest.svg", "cached: 210 bytes, max_bytes 210: nothing goes");
+	retention_sweep(c, conf, NOW + 1);
+	is_list("cache/cpu/a", "20261202T101410Z.pb.gz 20261202T101420Z.pb.gz "
+	    "latest.svg", "from the cache: nothing goes either");
+
+	/*
+	 * Replaced as the sink replaces a file, renamed over it: another
+	 * inode, 50 bytes more, stat'ed again at once.
+	 */
+	mk("cache/cpu/a", ".new", 150, NOW);
+	xasprintf(&from, "%s/cache/cpu/a/.new", tmpdir);
+	xasprintf(&path, "%s/cache/cpu/a/%s", tmpdir,
+	    stamp(NOW - 40, ".pb.gz"));
+	ok(rename(from, path) == 0, "a profile replaced");
+	retention_sweep(c, conf, NOW + 2);
+	is_list("cache/cpu/a", "20261202T101420Z.pb.gz latest.svg",
+	    "its replacement is stat'ed: 260 bytes, the oldest goes");
+
+	/*
+	 * Grown in place, the same inode: seen once the cache is renewed,
+	 * five minutes on.
+	 */
+	conf->max_bytes = 200;
+	retention_sweep(c, conf, NOW + 3);
+	is_list("cache/cpu/a", "20261202T101420Z.pb.gz latest.svg",
+	    "160 bytes, max_bytes 200: nothing goes");
+	ok(truncate(path, 250) == 0, "a profile grown in place");
+	retention_sweep(c, conf, NOW + 4);
+	is_list("cache/cpu/a", "20261202T101420Z.pb.gz latest.svg",
+	    "the cache still has it at 150 bytes");
+	retention_sweep(c, conf, NOW + 4 + 300);
+	is_list("cache/cpu/a", "latest.svg",
+	    "five minutes on, all is stat'ed again: 260 bytes, it goes");
+	free(from);
+	free(path);
+
+	/* By age, a profile known from the cache: its name's time. */
+	mk("cache/cpu/a", stamp(NOW - 30, ".folded"), 10, NOW);
+	conf->max_bytes = 0;
+	conf->retention_hours = 1;
+	retention_sweep(c, conf, NOW + 400);
+	is_list("cache/cpu/a", "20261202T101430Z.folded latest.svg",
+	    "an hour old at most: kept");
+	retention_sweep(c, conf, NOW - 30 + HOUR + 1);
+	is_list("cache/cpu/a", "latest.svg", "then by age, it goes");
+	config_free(conf);
+	retention_cache_free(c);
+}
+
 /* Many files: the survivors are exactly the newest that fit. */
 static void
 test_size_many(void)
@@ -436,6 +504,7 @@ main(void)
 	test_forever();
 	test_size();
 	test_size_many();
+	test_cache();
 	test_symlinks();
 
 	xasprintf(&cmd, "rm -rf '%s'", tmpdir);
