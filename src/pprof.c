@@ -1,6 +1,7 @@
 /*
  * pprof output: the profile as a perftools.profiles.Profile message,
- * gzipped by zlib, as go tool pprof and Pyroscope read it.
+ * packed by protobuf-c and gzipped by zlib, as go tool pprof and
+ * Pyroscope read it.
  *
  * The profile's interned names are the start of the string table as
  * they are (id 0 is ""), so frames need no translation.  Each distinct
@@ -9,11 +10,6 @@
  * mappings to tell two locations of one function apart.  Strings the
  * encoder needs besides the names (the value type, the comments) are
  * appended after them, reusing a name when one is equal.
- *
- * The message is written directly in the protobuf wire format (proto3:
- * fields in order, scalars of 0 left out, repeated numbers packed), the
- * bytes protobuf-c packs, without building its structures: one Sample
- * per stack, built and packed, cost a round as much as the gzip.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -23,63 +19,38 @@
 #include <zlib.h>
 
 #include "log.h"
-#include "outbuf.h"
 #include "pprof.h"
 #include "profile.h"
+#include "profile.pb-c.h"
 #include "xmalloc.h"
 
-/* Wire types. */
-#define PPROF_VARINT	0
-#define PPROF_LEN	2
-
-/* Fields of the messages written. */
-#define PPROF_PROFILE_SAMPLE_TYPE	1
-#define PPROF_PROFILE_SAMPLE		2
-#define PPROF_PROFILE_LOCATION		4
-#define PPROF_PROFILE_FUNCTION		5
-#define PPROF_PROFILE_STRING_TABLE	6
-#define PPROF_PROFILE_TIME_NANOS	9
-#define PPROF_PROFILE_DURATION_NANOS	10
-#define PPROF_PROFILE_PERIOD_TYPE	11
-#define PPROF_PROFILE_PERIOD		12
-#define PPROF_PROFILE_COMMENT		13
-#define PPROF_VALUE_TYPE_TYPE		1
-#define PPROF_VALUE_TYPE_UNIT		2
-#define PPROF_SAMPLE_LOCATION_ID	1
-#define PPROF_SAMPLE_VALUE		2
-#define PPROF_SAMPLE_LABEL		3
-#define PPROF_LABEL_KEY			1
-#define PPROF_LABEL_STR			2
-#define PPROF_LOCATION_ID		1
-#define PPROF_LOCATION_LINE		4
-#define PPROF_LINE_FUNCTION_ID		1
-#define PPROF_FUNCTION_ID		1
-#define PPROF_FUNCTION_NAME		2
-#define PPROF_FUNCTION_SYSTEM_NAME	3
-
-/* One encoding. */
+/* One encoding: the message and the arrays it points into. */
 struct pprof_enc {
-	const struct profile	 *p;
-	uint32_t		 *fid;	/* string id -> function id */
-	uint32_t		 *byfid;	/* function id - 1 -> string id */
-	size_t			  nfunc;
+	const struct profile		 *p;
+	Perftools__Profiles__Profile	  pb;
+	Perftools__Profiles__ValueType	  vt, *vtp;
+
+	uint32_t			 *fid;	/* string id -> function id */
+	Perftools__Profiles__Function	 *funcs, **funcp;
+	Perftools__Profiles__Location	 *locs, **locp;
+	Perftools__Profiles__Line	 *lines, **linep;
+	Perftools__Profiles__Sample	 *samples, **samplep;
+	Perftools__Profiles__Label	 *labels, **labelp;
+	uint64_t			 *locids;
+	int64_t				 *values, *comments;
+
 	/* Strings appended after the profile's names, owned. */
-	char			**extra;
-	size_t			  nextra;
+	char				**extra;
+	size_t				  nextra;
 };
 
 static int64_t	pprof_string(struct pprof_enc *, const char *);
 static int64_t	pprof_value(const struct profile *, uint64_t);
-static void	pprof_varint(struct outbuf *, uint64_t);
-static void	pprof_key(struct outbuf *, unsigned int, unsigned int);
-static void	pprof_int(struct outbuf *, unsigned int, uint64_t);
-static void	pprof_nested(struct outbuf *, unsigned int,
-		    const struct outbuf *);
-static void	pprof_value_type(struct outbuf *, unsigned int, int64_t,
-		    int64_t);
 static void	pprof_functions(struct pprof_enc *);
-static void	pprof_samples(struct pprof_enc *, struct outbuf *);
-static void	pprof_tables(struct pprof_enc *, struct outbuf *);
+static void	pprof_samples(struct pprof_enc *);
+static void	pprof_header(struct pprof_enc *);
+static void	pprof_strings(struct pprof_enc *);
+static void	pprof_enc_clear(struct pprof_enc *);
 static int	pprof_gzip(const unsigned char *, size_t, unsigned char **,
 		    size_t *);
 
@@ -157,74 +128,51 @@ pprof_gzip(const unsigned char *in, size_t inlen, unsigned char **out,
 	return 0;
 }
 
-static void
-pprof_varint(struct outbuf *ob, uint64_t v)
-{
-	unsigned char	 b[10];
-	size_t		 n = 0;
-
-	while (v >= 0x80) {
-		b[n++] = (v & 0x7f) | 0x80;
-		v >>= 7;
-	}
-	b[n++] = v;
-	outbuf_add(ob, b, n);
-}
-
-static void
-pprof_key(struct outbuf *ob, unsigned int field, unsigned int wire)
-{
-	pprof_varint(ob, (uint64_t)field << 3 | wire);
-}
-
-/* A number field; 0 is proto3's default, not written. */
-static void
-pprof_int(struct outbuf *ob, unsigned int field, uint64_t v)
-{
-	if (v == 0)
-		return;
-	pprof_key(ob, field, PPROF_VARINT);
-	pprof_varint(ob, v);
-}
-
-/* A message, or packed numbers, held in sub. */
-static void
-pprof_nested(struct outbuf *ob, unsigned int field, const struct outbuf *sub)
-{
-	pprof_key(ob, field, PPROF_LEN);
-	pprof_varint(ob, sub->len);
-	outbuf_add(ob, sub->buf, sub->len);
-}
-
-static void
-pprof_value_type(struct outbuf *ob, unsigned int field, int64_t type,
-    int64_t unit)
-{
-	struct outbuf	 m;
-
-	memset(&m, 0, sizeof(m));
-	pprof_int(&m, PPROF_VALUE_TYPE_TYPE, type);
-	pprof_int(&m, PPROF_VALUE_TYPE_UNIT, unit);
-	pprof_nested(ob, field, &m);
-	outbuf_free(&m);
-}
-
-/* Function ids for the names stacks use, in order of first use. */
+/* One Function and one Location per name used, in order of first use. */
 static void
 pprof_functions(struct pprof_enc *e)
 {
 	const uint32_t	*ids;
-	size_t		 nstr, i, j, n;
+	size_t		 nstr, nfunc = 0, i, j, k, n;
 
 	nstr = profile_nstrings(e->p);
-	e->fid = xcalloc(nstr + 1, sizeof(*e->fid));
-	e->byfid = xcalloc(nstr + 1, sizeof(*e->byfid));
-	for (i = 0; (ids = profile_stack(e->p, i, &n, NULL)) != NULL; i++)
+	e->fid = xcalloc(nstr, sizeof(*e->fid));
+	for (i = 0; i < profile_nstacks(e->p); i++) {
+		ids = profile_stack(e->p, i, &n, NULL);
 		for (j = 0; j < n; j++)
-			if (e->fid[ids[j]] == 0) {
-				e->byfid[e->nfunc] = ids[j];
-				e->fid[ids[j]] = ++e->nfunc;
-			}
+			if (e->fid[ids[j]] == 0)
+				e->fid[ids[j]] = ++nfunc;
+	}
+
+	/* + 1: xcalloc() refuses zero, and a profile may be empty. */
+	e->funcs = xcalloc(nfunc + 1, sizeof(*e->funcs));
+	e->funcp = xcalloc(nfunc + 1, sizeof(*e->funcp));
+	e->locs = xcalloc(nfunc + 1, sizeof(*e->locs));
+	e->locp = xcalloc(nfunc + 1, sizeof(*e->locp));
+	e->lines = xcalloc(nfunc + 1, sizeof(*e->lines));
+	e->linep = xcalloc(nfunc + 1, sizeof(*e->linep));
+	for (i = 0; i < nstr; i++) {
+		if (e->fid[i] == 0)
+			continue;
+		k = e->fid[i] - 1;
+		perftools__profiles__function__init(&e->funcs[k]);
+		e->funcs[k].id = e->fid[i];
+		e->funcs[k].name = i;
+		e->funcs[k].system_name = i;
+		e->funcp[k] = &e->funcs[k];
+		perftools__profiles__line__init(&e->lines[k]);
+		e->lines[k].function_id = e->fid[i];
+		e->linep[k] = &e->lines[k];
+		perftools__profiles__location__init(&e->locs[k]);
+		e->locs[k].id = e->fid[i];
+		e->locs[k].n_line = 1;
+		e->locs[k].line = &e->linep[k];
+		e->locp[k] = &e->locs[k];
+	}
+	e->pb.function = e->funcp;
+	e->pb.n_function = nfunc;
+	e->pb.location = e->locp;
+	e->pb.n_location = nfunc;
 }
 
 /*
@@ -232,125 +180,152 @@ pprof_functions(struct pprof_enc *e)
  * the sample's labels (their strings are in the profile's table).
  */
 static void
-pprof_samples(struct pprof_enc *e, struct outbuf *ob)
+pprof_samples(struct pprof_enc *e)
 {
-	struct outbuf	 s, f, l;
 	const uint32_t	*ids, *lids;
 	uint64_t	 value;
-	size_t		 i, j, n, nl;
+	size_t		 nstacks, nframes = 0, nlabels = 0, i, j, k, l, n, nl;
 
-	memset(&s, 0, sizeof(s));
-	memset(&f, 0, sizeof(f));
-	memset(&l, 0, sizeof(l));
-	for (i = 0; (ids = profile_stack(e->p, i, &n, &value)) != NULL;
-	    i++) {
-		s.len = 0;
-		f.len = 0;
-		for (j = 0; j < n; j++)
-			pprof_varint(&f, e->fid[ids[n - 1 - j]]);
-		if (f.len > 0)
-			pprof_nested(&s, PPROF_SAMPLE_LOCATION_ID, &f);
-		f.len = 0;
-		pprof_varint(&f, (uint64_t)pprof_value(e->p, value));
-		pprof_nested(&s, PPROF_SAMPLE_VALUE, &f);
-		lids = profile_stack_labels(e->p, i, &nl);
-		for (j = 0; j < nl; j++) {
-			l.len = 0;
-			pprof_int(&l, PPROF_LABEL_KEY, lids[2 * j]);
-			pprof_int(&l, PPROF_LABEL_STR, lids[2 * j + 1]);
-			pprof_nested(&s, PPROF_SAMPLE_LABEL, &l);
-		}
-		pprof_nested(ob, PPROF_PROFILE_SAMPLE, &s);
+	nstacks = profile_nstacks(e->p);
+	for (i = 0; i < nstacks; i++) {
+		profile_stack(e->p, i, &n, NULL);
+		profile_stack_labels(e->p, i, &nl);
+		nframes += n;
+		nlabels += nl;
 	}
-	outbuf_free(&s);
-	outbuf_free(&f);
-	outbuf_free(&l);
+	e->labels = xcalloc(nlabels + 1, sizeof(*e->labels));
+	e->labelp = xcalloc(nlabels + 1, sizeof(*e->labelp));
+	for (i = 0, l = 0; i < nstacks; i++) {
+		lids = profile_stack_labels(e->p, i, &nl);
+		for (j = 0; j < nl; j++, l++) {
+			perftools__profiles__label__init(&e->labels[l]);
+			e->labels[l].key = lids[2 * j];
+			e->labels[l].str = lids[2 * j + 1];
+			e->labelp[l] = &e->labels[l];
+		}
+	}
+	e->samples = xcalloc(nstacks + 1, sizeof(*e->samples));
+	e->samplep = xcalloc(nstacks + 1, sizeof(*e->samplep));
+	e->values = xcalloc(nstacks + 1, sizeof(*e->values));
+	e->locids = xcalloc(nframes + 1, sizeof(*e->locids));
+	for (i = 0, k = 0, l = 0; i < nstacks; i++) {
+		ids = profile_stack(e->p, i, &n, &value);
+		perftools__profiles__sample__init(&e->samples[i]);
+		e->samples[i].location_id = e->locids + k;
+		e->samples[i].n_location_id = n;
+		for (j = 0; j < n; j++)
+			e->locids[k++] = e->fid[ids[n - 1 - j]];
+		e->values[i] = pprof_value(e->p, value);
+		e->samples[i].value = &e->values[i];
+		e->samples[i].n_value = 1;
+		profile_stack_labels(e->p, i, &nl);
+		e->samples[i].label = e->labelp + l;
+		e->samples[i].n_label = nl;
+		l += nl;
+		e->samplep[i] = &e->samples[i];
+	}
+	e->pb.sample = e->samplep;
+	e->pb.n_sample = nstacks;
 }
 
-/* Locations, functions, then the string table. */
+/* Value type, period, times; the profile's labels as comments. */
 static void
-pprof_tables(struct pprof_enc *e, struct outbuf *ob)
+pprof_header(struct pprof_enc *e)
 {
-	struct outbuf	 m, line;
-	const char	*str;
-	size_t		 k, nstr, i;
+	const struct profile	*p = e->p;
+	char			*comment;
+	size_t			 i;
 
-	memset(&m, 0, sizeof(m));
-	memset(&line, 0, sizeof(line));
-	for (k = 1; k <= e->nfunc; k++) {
-		m.len = 0;
-		line.len = 0;
-		pprof_int(&m, PPROF_LOCATION_ID, k);
-		pprof_int(&line, PPROF_LINE_FUNCTION_ID, k);
-		pprof_nested(&m, PPROF_LOCATION_LINE, &line);
-		pprof_nested(ob, PPROF_PROFILE_LOCATION, &m);
+	e->vt.type = pprof_string(e, profile_type_name(profile_type(p)));
+	e->vt.unit = pprof_string(e, "nanoseconds");
+	e->vtp = &e->vt;
+	e->pb.n_sample_type = 1;
+	e->pb.sample_type = &e->vtp;
+	e->pb.period_type = &e->vt;
+	/* offcpu time is not sampled, but pprof wants a period. */
+	e->pb.period = (int64_t)profile_period(p);
+	if (e->pb.period <= 0)
+		e->pb.period = 1;
+	e->pb.time_nanos = profile_time(p);
+	e->pb.duration_nanos = profile_duration(p);
+
+	e->comments = xcalloc(profile_nlabels(p) + 1, sizeof(*e->comments));
+	for (i = 0; i < profile_nlabels(p); i++) {
+		xasprintf(&comment, "%s=%s", profile_label_name(p, i),
+		    profile_label_value(p, i));
+		e->comments[i] = pprof_string(e, comment);
+		free(comment);
 	}
-	for (k = 1; k <= e->nfunc; k++) {
-		m.len = 0;
-		pprof_int(&m, PPROF_FUNCTION_ID, k);
-		pprof_int(&m, PPROF_FUNCTION_NAME, e->byfid[k - 1]);
-		pprof_int(&m, PPROF_FUNCTION_SYSTEM_NAME, e->byfid[k - 1]);
-		pprof_nested(ob, PPROF_PROFILE_FUNCTION, &m);
-	}
+	e->pb.comment = e->comments;
+	e->pb.n_comment = profile_nlabels(p);
+}
+
+/* The profile's names as they are, then the strings added here. */
+static void
+pprof_strings(struct pprof_enc *e)
+{
+	size_t	 nstr, i;
+
 	nstr = profile_nstrings(e->p);
-	for (i = 0; i < nstr + e->nextra; i++) {
-		str = i < nstr ? profile_string(e->p, i) : e->extra[i - nstr];
-		pprof_key(ob, PPROF_PROFILE_STRING_TABLE, PPROF_LEN);
-		pprof_varint(ob, strlen(str));
-		outbuf_str(ob, str);
-	}
-	outbuf_free(&m);
-	outbuf_free(&line);
+	e->pb.n_string_table = nstr + e->nextra;
+	e->pb.string_table = xcalloc(e->pb.n_string_table,
+	    sizeof(*e->pb.string_table));
+	for (i = 0; i < nstr; i++)
+		e->pb.string_table[i] = (char *)profile_string(e->p, i);
+	for (i = 0; i < e->nextra; i++)
+		e->pb.string_table[nstr + i] = e->extra[i];
+}
+
+static void
+pprof_enc_clear(struct pprof_enc *e)
+{
+	size_t	 i;
+
+	free(e->pb.string_table);
+	for (i = 0; i < e->nextra; i++)
+		free(e->extra[i]);
+	free(e->extra);
+	free(e->comments);
+	free(e->locids);
+	free(e->values);
+	free(e->samplep);
+	free(e->samples);
+	free(e->labelp);
+	free(e->labels);
+	free(e->linep);
+	free(e->lines);
+	free(e->locp);
+	free(e->locs);
+	free(e->funcp);
+	free(e->funcs);
+	free(e->fid);
 }
 
 int
 pprof_encode(const struct profile *p, unsigned char **bufp, size_t *lenp)
 {
 	struct pprof_enc	 e;
-	struct outbuf		 ob, c;
-	int64_t			 type, unit, period;
-	char			*comment;
-	size_t			 i;
+	unsigned char		*packed;
+	size_t			 len;
 	int			 rv;
 
 	*bufp = NULL;
 	*lenp = 0;
 	memset(&e, 0, sizeof(e));
-	memset(&ob, 0, sizeof(ob));
-	memset(&c, 0, sizeof(c));
 	e.p = p;
+	perftools__profiles__profile__init(&e.pb);
+	perftools__profiles__value_type__init(&e.vt);
 
-	/* The strings the header needs, appended first. */
-	type = pprof_string(&e, profile_type_name(profile_type(p)));
-	unit = pprof_string(&e, "nanoseconds");
-	for (i = 0; i < profile_nlabels(p); i++) {
-		xasprintf(&comment, "%s=%s", profile_label_name(p, i),
-		    profile_label_value(p, i));
-		pprof_varint(&c, pprof_string(&e, comment));
-		free(comment);
-	}
 	pprof_functions(&e);
+	pprof_samples(&e);
+	pprof_header(&e);
+	pprof_strings(&e);
 
-	pprof_value_type(&ob, PPROF_PROFILE_SAMPLE_TYPE, type, unit);
-	pprof_samples(&e, &ob);
-	pprof_tables(&e, &ob);
-	pprof_int(&ob, PPROF_PROFILE_TIME_NANOS, (uint64_t)profile_time(p));
-	pprof_int(&ob, PPROF_PROFILE_DURATION_NANOS,
-	    (uint64_t)profile_duration(p));
-	pprof_value_type(&ob, PPROF_PROFILE_PERIOD_TYPE, type, unit);
-	/* offcpu time is not sampled, but pprof wants a period. */
-	period = (int64_t)profile_period(p);
-	pprof_int(&ob, PPROF_PROFILE_PERIOD, period > 0 ? period : 1);
-	if (c.len > 0)
-		pprof_nested(&ob, PPROF_PROFILE_COMMENT, &c);
-
-	rv = pprof_gzip((unsigned char *)ob.buf, ob.len, bufp, lenp);
-	outbuf_free(&ob);
-	outbuf_free(&c);
-	for (i = 0; i < e.nextra; i++)
-		free(e.extra[i]);
-	free(e.extra);
-	free(e.fid);
-	free(e.byfid);
+	len = perftools__profiles__profile__get_packed_size(&e.pb);
+	packed = xmalloc(len + 1);
+	perftools__profiles__profile__pack(&e.pb, packed);
+	rv = pprof_gzip(packed, len, bufp, lenp);
+	free(packed);
+	pprof_enc_clear(&e);
 	return rv;
 }
