@@ -499,6 +499,9 @@ ebpfspyd_main(int argc, char **argv)
 
 	if ((d->resolve = resolve_create(d->conf)) == NULL)
 		fatalx("cannot start the symbolizer");
+	/* Kernel stacks will be named: not in the first round's time. */
+	if (d->conf->collect_kernel)
+		resolve_kernel_load(d->resolve);
 	if ((d->session = session_open(d->loop, d->conf, ebpfspyd_event_cb,
 	    d)) == NULL)
 		fatalx("cannot start the BPF session, not starting");
