@@ -210,7 +210,7 @@ stacknames_seen(struct stacknames *sn, uint64_t gen, uint64_t id)
 
 	now = sn->round % 255 + 1;
 	last = now == 1 ? 255 : now - 1;
-	b = &sn->seen[profile_hash_mix(id ^ gen * 0x9e3779b97f4a7c15ULL) >>
+	b = &sn->seen[stacknames_key_hash(gen, id) >>
 	    (64 - STACKNAMES_SEEN_SHIFT)];
 	seen = *b == now || (*b == last && sn->round > 1);
 	*b = now;

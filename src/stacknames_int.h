@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "profile.h"
+
 /* Lists of at most this many ids live in their entry, not malloc()'d. */
 #define STACKNAMES_INLINE	2
 
@@ -24,6 +26,13 @@ struct stacknames_entry {
 	uint32_t	 n, nextra;
 	uint64_t	 used;		/* round last used */
 };
+
+/* A key's hash: addresses are not hashes, generations small numbers. */
+static inline uint64_t
+stacknames_key_hash(uint64_t gen, uint64_t id)
+{
+	return profile_hash_mix(id ^ gen * 0x9e3779b97f4a7c15ULL);
+}
 
 /* Open addressing, linear probes, at most half full. */
 struct stacknames_tab {

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
 #include "stacknames_int.h"
 #include "xmalloc.h"
 
@@ -24,9 +23,7 @@
 static size_t
 stacknames_tab_home(uint64_t gen, uint64_t id, size_t size)
 {
-	/* Addresses are not hashes, and generations are small numbers. */
-	return profile_hash_mix(id ^ gen * 0x9e3779b97f4a7c15ULL) &
-	    (size - 1);
+	return stacknames_key_hash(gen, id) & (size - 1);
 }
 
 static int
