@@ -15,15 +15,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "stacknames_int.h"
 #include "xmalloc.h"
 
 #define STACKNAMES_TAB_MIN	1024
+#define STACKNAMES_TAB_ALIGN	64	/* a cache line: entries within one */
+
+_Static_assert(sizeof(struct stacknames_entry) == 32, "two to a line");
 
 static size_t
 stacknames_tab_home(uint64_t gen, uint64_t id, size_t size)
 {
 	return stacknames_key_hash(gen, id) & (size - 1);
+}
+
+/* size empty slots, aligned so that no entry straddles two lines. */
+static struct stacknames_entry *
+stacknames_tab_alloc(size_t size)
+{
+	void	*v;
+
+	if (posix_memalign(&v, STACKNAMES_TAB_ALIGN, size *
+	    sizeof(struct stacknames_entry)) != 0)
+		fatalx("stacknames: out of memory");
+	memset(v, 0, size * sizeof(struct stacknames_entry));
+	return v;
 }
 
 static int
@@ -52,7 +69,7 @@ stacknames_tab_init(struct stacknames_tab *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->size = STACKNAMES_TAB_MIN;
-	t->v = xcalloc(t->size, sizeof(*t->v));
+	t->v = stacknames_tab_alloc(t->size);
 }
 
 void
@@ -97,7 +114,7 @@ stacknames_tab_rehash(struct stacknames_tab *t, size_t size)
 	struct stacknames_entry	*v, *o;
 	size_t			 i;
 
-	v = xcalloc(size, sizeof(*v));
+	v = stacknames_tab_alloc(size);
 	for (i = 0; i < t->size; i++) {
 		o = &t->v[i];
 		if (o->id != 0)
@@ -127,7 +144,7 @@ stacknames_tab_get(struct stacknames_tab *t, uint64_t gen, uint64_t id,
 		return NULL;
 	}
 	t->hits++;
-	e->used = round;
+	e->used = (uint32_t)round;
 	*n = e->n;
 	*nextra = e->nextra;
 	return stacknames_tab_ids(e);
@@ -141,7 +158,7 @@ stacknames_tab_put(struct stacknames_tab *t, uint64_t gen, uint64_t id,
 	struct stacknames_entry	*e;
 	uint32_t		*d;
 
-	if (id == 0 || n > UINT32_MAX - nextra)
+	if (id == 0 || n > UINT16_MAX || nextra > UINT16_MAX)
 		return;
 	if ((t->count + 1) * 2 > t->size)
 		stacknames_tab_rehash(t, t->size * 2);
@@ -154,7 +171,7 @@ stacknames_tab_put(struct stacknames_tab *t, uint64_t gen, uint64_t id,
 	e->id = id;
 	e->n = n;
 	e->nextra = nextra;
-	e->used = round;
+	e->used = (uint32_t)round;
 	if (!stacknames_tab_is_inline(e)) {
 		e->ids.p = xreallocarray(NULL, n + nextra, sizeof(*e->ids.p));
 		t->idbytes += (n + nextra) * sizeof(*e->ids.p);
@@ -191,7 +208,8 @@ stacknames_tab_delete(struct stacknames_tab *t, size_t i)
 }
 
 /*
- * Drop the entries unused for `rounds' rounds before round, in place.
+ * Drop the entries unused for `rounds' rounds before round, in place
+ * (rounds compared in 32 bits: an entry is not kept 2^32 rounds).
  * The pass starts after an empty slot: entries only move back, towards
  * where the pass is, and never across that slot, so each is seen once.
  */
@@ -208,7 +226,8 @@ stacknames_tab_age(struct stacknames_tab *t, uint64_t round,
 		for (k = 1; k < t->size; k++) {
 			i = (start + k) & mask;
 			e = &t->v[i];
-			while (e->id != 0 && e->used + rounds <= round) {
+			while (e->id != 0 &&
+			    (uint32_t)round - e->used >= rounds) {
 				stacknames_tab_release(t, e);
 				stacknames_tab_delete(t, i);
 			}

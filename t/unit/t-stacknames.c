@@ -15,6 +15,7 @@
 #include "src/config.h"
 #include "stacknames.h"
 #include "tap.h"
+#include "xmalloc.h"
 
 static int
 same(const struct stacknames *sn, const uint32_t *ids, size_t n,
@@ -34,7 +35,7 @@ static void
 test_admission(void)
 {
 	struct stacknames	*sn;
-	uint32_t		 ids[2];
+	uint32_t		 ids[2], *many;
 	size_t			 n, nextra;
 
 	sn = stacknames_create(3, 1000);
@@ -55,6 +56,12 @@ test_admission(void)
 	stacknames_put(sn, 3, 0x300, ids, 2, NULL, 0);
 	ok(stacknames_get(sn, 3, 0x300, &n, &nextra) == NULL,
 	    "the same id under another generation is another stack");
+	many = xcalloc(70000, sizeof(*many));
+	stacknames_put(sn, 1, 0x400, many, 70000, NULL, 0);
+	stacknames_put(sn, 1, 0x400, many, 70000, NULL, 0);
+	ok(stacknames_get(sn, 1, 0x400, &n, &nextra) == NULL,
+	    "a list of more than 65535 ids: not kept");
+	free(many);
 	stacknames_free(sn);
 }
 
