@@ -69,6 +69,7 @@ struct collect {
 	uint32_t		 ids[COLLECT_MAX_FRAMES];	/* a stack */
 	uint32_t		 unknown[COLLECT_MAX_FRAMES];
 	uint32_t		 fids[COLLECT_FRAME_INLINE_MAX];	/* a frame */
+	uint32_t		 comm_id;	/* the last comm interned */
 
 	struct collect_prof	*profs;		/* open addressing */
 	size_t			 nprofs, profs_size;
@@ -346,6 +347,20 @@ collect_name(struct collect *c, size_t *nframes, const char *name)
 }
 
 /*
+ * A stack's root, the process's comm: most counts of a round are of a
+ * few processes, so the last one interned is checked first.  Its name
+ * says whether the id is still it (names are cleared now and then).
+ */
+static void
+collect_comm(struct collect *c, const char *comm, size_t *nframes)
+{
+	if (*comm == '\0' ||
+	    strcmp(stacknames_name(c->names, c->comm_id), comm) != 0)
+		c->comm_id = stacknames_intern(c->names, comm);
+	c->ids[(*nframes)++] = c->comm_id;
+}
+
+/*
  * A stack named in an earlier round, of the same generation: its names,
  * and the frame counts it had then.  1 if it was there.
  */
@@ -545,7 +560,7 @@ collect_entry(struct collect *c, const struct config *conf,
 			return;
 		kind = PROFILE_KIND_OFFCPU;
 	}
-	collect_name(c, &nframes, proc->comm);
+	collect_comm(c, proc->comm, &nframes);
 	if (key->pystack != 0)
 		collect_python(c, proc, key, &nframes);
 	else
