@@ -23,6 +23,7 @@
 
 #include "bpf/profile.h"
 #include "collect.h"
+#include "collect_frame.h"
 #include "config.h"
 #include "log.h"
 #include "pids.h"
@@ -39,14 +40,10 @@
 #include "xmalloc.h"
 
 #define COLLECT_BATCH		4096
-/* Functions inlined at one address that a frame expands to. */
-#define COLLECT_INLINE_MAX	16
 #define COLLECT_MAX_FRAMES	(1 + 2 * PROFILE_STACK_DEPTH + 2 + \
 				    PROFILE_PY_DEPTH + 1)
 /* Named stacks unused this many rounds are forgotten. */
 #define COLLECT_NAMES_ROUNDS	3
-/* Kernel stacks' generations, apart from processes'. */
-#define COLLECT_KERNEL_GEN	(1ULL << 63)
 /* Free heap bytes below which a round's end does not trim. */
 #define COLLECT_TRIM_BYTES	(2 * 1024 * 1024)
 
@@ -73,6 +70,8 @@ struct collect {
 	uint64_t		 names_epoch;	/* of resolve's names */
 	uint32_t		 ids[COLLECT_MAX_FRAMES];	/* a stack */
 	uint32_t		 unknown[COLLECT_MAX_FRAMES];
+	uint32_t		 fids[COLLECT_FRAME_INLINE_MAX];	/* a frame */
+	uint32_t		 comm_id;	/* the last comm interned */
 
 	struct collect_prof	*profs;		/* open addressing */
 	size_t			 nprofs, profs_size;
@@ -351,6 +350,20 @@ collect_name(struct collect *c, size_t *nframes, const char *name)
 }
 
 /*
+ * A stack's root, the process's comm: most counts of a round are of a
+ * few processes, so the last one interned is checked first.  Its name
+ * says whether the id is still it (names are cleared now and then).
+ */
+static void
+collect_comm(struct collect *c, const char *comm, size_t *nframes)
+{
+	if (*comm == '\0' ||
+	    strcmp(stacknames_name(c->names, c->comm_id), comm) != 0)
+		c->comm_id = stacknames_intern(c->names, comm);
+	c->ids[(*nframes)++] = c->comm_id;
+}
+
+/*
  * A stack named in an earlier round, of the same generation: its names,
  * and the frame counts it had then.  1 if it was there.
  */
@@ -378,42 +391,51 @@ collect_stack_cached(struct collect *c, const char *service, uint64_t gen,
 	return 1;
 }
 
-static int
-collect_is_bpf_frame(const char *name)
+/* The n frames of a process whose mappings are gone: all unknown. */
+static void
+collect_stack_unknown(struct collect *c, const char *service, size_t n,
+    size_t *nframes)
 {
-	size_t	 len = strlen(name);
+	size_t	 i;
 
-	return strncmp(name, "bpf_trace_run", 13) == 0 ||
-	    strncmp(name, "__bpf_trace_", 12) == 0 ||
-	    (len > 6 && strcmp(name + len - 6, " [bpf]") == 0);
+	for (i = 0; i < n; i++) {
+		symstats_frame(c->symstats, service, "[unknown]");
+		collect_name(c, nframes, "[unknown]");
+	}
 }
 
 /*
  * The frames of a stack, outermost first.  A stack named before under
  * the same generation of the process's mappings (or the kernel's
- * symbols) gets the names it had; else it is named, and kept unless a
- * name may change meanwhile (resolve_unstable()).
+ * symbols) gets the names it had; else it is named frame by frame
+ * (collect_frame_name()), and kept unless a name may change meanwhile.
+ * User frames are counted per service, named or not.
  */
 static void
 collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
     int user, size_t *nframes)
 {
-	const char	*names[COLLECT_INLINE_MAX], *service;
+	const char	*service;
+	const uint32_t	*ids;
 	const uint64_t	*ip;
 	size_t		 n, i, j, nn, skip, start = *nframes, nunknown = 0;
-	uint64_t	 addr, gen, unstable;
+	uint64_t	 unstable, known = 0;
+	uint32_t	 flags;
 
 	if (id == 0)
 		return;
 	service = proc->labels != NULL ? proc->labels->service : proc->comm;
-	gen = user ? resolve_proc_gen(proc->rp) : COLLECT_KERNEL_GEN |
-	    resolve_kernel_gen(c->resolve);
-	if ((!user || proc->rp != NULL) &&
-	    collect_stack_cached(c, service, gen, id, user, nframes))
+	if ((!user || proc->rp != NULL) && collect_stack_cached(c, service,
+	    collect_frame_gen(c->resolve, proc->rp, user), id, user,
+	    nframes))
 		return;
 	if ((ip = stacks_get(c->stacks, id, &n)) == NULL) {
 		c->lost_stacks++;
 		collect_name(c, nframes, "[lost stack]");
+		return;
+	}
+	if (user && proc->rp == NULL) {
+		collect_stack_unknown(c, service, n, nframes);
 		return;
 	}
 	unstable = resolve_unstable(c->resolve);
@@ -422,42 +444,39 @@ collect_stack(struct collect *c, struct pids_proc *proc, uint64_t id,
 	 * machinery and our own program: not the task's, drop them.
 	 */
 	skip = 0;
-	if (!user) {
-		while (skip < n && collect_is_bpf_frame(resolve_kernel(
-		    c->resolve, skip > 0 ? ip[skip] - 1 : ip[skip])))
-			skip++;
+	while (!user && skip < n) {
+		(void)collect_frame_name(c->names, c->resolve, NULL, 0,
+		    skip > 0 ? ip[skip] - 1 : ip[skip], &nn, &flags, c->fids);
+		if (!(flags & COLLECT_FRAME_BPF))
+			break;
+		skip++;
 	}
 	for (i = n; i-- > skip;) {
-		addr = i > 0 ? ip[i] - 1 : ip[i];
-		if (!user)
-			collect_name(c, nframes, resolve_kernel(c->resolve,
-			    addr));
-		else if (proc->rp == NULL) {
-			symstats_frame(c->symstats, service, "[unknown]");
-			collect_name(c, nframes, "[unknown]");
-		} else {
-			/* Go's inlined calls: outermost first, as Go shows. */
-			nn = resolve_user_frames(c->resolve, proc->rp, addr,
-			    names, COLLECT_INLINE_MAX);
-			for (j = 0; j < nn; j++) {
-				symstats_frame(c->symstats, service, names[j]);
-				collect_name(c, nframes, names[j]);
-				if (symstats_is_unknown(names[j]) &&
-				    nunknown < COLLECT_MAX_FRAMES &&
-				    *nframes > start)
-					c->unknown[nunknown++] =
-					    c->ids[*nframes - 1];
+		ids = collect_frame_name(c->names, c->resolve, proc->rp, user,
+		    i > 0 ? ip[i] - 1 : ip[i], &nn, &flags, c->fids);
+		for (j = 0; j < nn; j++) {
+			if (*nframes < COLLECT_MAX_FRAMES)
+				c->ids[(*nframes)++] = ids[j];
+			if (!user)
+				continue;
+			if (!(flags & COLLECT_FRAME_UNKNOWN(j))) {
+				known++;
+				continue;
 			}
+			symstats_frame(c->symstats, service,
+			    stacknames_name(c->names, ids[j]));
+			if (nunknown < COLLECT_MAX_FRAMES)
+				c->unknown[nunknown++] = ids[j];
 		}
 	}
-	if ((user && proc->rp == NULL) ||
-	    resolve_unstable(c->resolve) != unstable ||
+	if (user)
+		symstats_known(c->symstats, service, known);
+	if (resolve_unstable(c->resolve) != unstable ||
 	    *nframes >= COLLECT_MAX_FRAMES)
 		return;
-	gen = user ? resolve_proc_gen(proc->rp) : COLLECT_KERNEL_GEN |
-	    resolve_kernel_gen(c->resolve);
-	stacknames_put(c->names, gen, id, c->ids + start, *nframes - start,
-	    c->unknown, nunknown);
+	stacknames_put(c->names, collect_frame_gen(c->resolve, proc->rp,
+	    user), id, c->ids + start, *nframes - start, c->unknown,
+	    nunknown);
 }
 
 /*
@@ -544,7 +563,7 @@ collect_entry(struct collect *c, const struct config *conf,
 			return;
 		kind = PROFILE_KIND_OFFCPU;
 	}
-	collect_name(c, &nframes, proc->comm);
+	collect_comm(c, proc->comm, &nframes);
 	if (key->pystack != 0)
 		collect_python(c, proc, key, &nframes);
 	else
@@ -682,9 +701,12 @@ collect_log_state(struct collect *c)
 	    (unsigned long long)st.lost, (unsigned long long)st.taken,
 	    (unsigned long long)st.deleted, (unsigned long long)st.swept);
 	stacknames_stats(c->names, &ns);
-	log_info("stack names: %zu stacks, %zu names, %zu bytes; %llu hits, "
-	    "%llu misses, %llu cleared", ns.stacks, ns.names, ns.bytes,
+	log_info("stack names: %zu stacks, %zu frames, %zu names, %zu bytes; "
+	    "stacks %llu hits %llu misses, frames %llu hits %llu misses, "
+	    "%llu cleared", ns.stacks, ns.frames, ns.names, ns.bytes,
 	    (unsigned long long)ns.hits, (unsigned long long)ns.misses,
+	    (unsigned long long)ns.frame_hits,
+	    (unsigned long long)ns.frame_misses,
 	    (unsigned long long)ns.cleared);
 	log_info("symbols: %llu frames, %llu named, %llu unknown; %zu tables "
 	    "(%zu bytes), %zu kernel symbols, cache %llu hits %llu misses",

@@ -504,6 +504,13 @@ ebpfspyd_main(int argc, char **argv)
 	if ((d->session = session_open(d->loop, d->conf, ebpfspyd_event_cb,
 	    d)) == NULL)
 		fatalx("cannot start the BPF session, not starting");
+	/*
+	 * Kernel stacks will be named: read kallsyms now, not in the first
+	 * round's time -- after our programs loaded, since a stack walked
+	 * from a tracepoint starts in them and is known by their names.
+	 */
+	if (d->conf->collect_kernel)
+		resolve_kernel_load(d->resolve);
 	if ((d->pids = pids_create(d->session, d->resolve, d->conf)) == NULL)
 		fatalx("cannot create the process table");
 	if ((d->sinks = sinks_create(d->loop, d->conf)) == NULL)

@@ -51,10 +51,14 @@ struct profile {
 	size_t			 nchunks;
 	size_t			 chunkused;	/* in chunks[nchunks - 1] */
 
-	/* Distinct stacks; stacktab holds index + 1, 0 is empty. */
+	/*
+	 * Distinct stacks; stacktab holds index + 1 in its low half, 0 is
+	 * empty, and the high half of the stack's hash in the other, so
+	 * that a probe rarely reads a stack that is not the one.
+	 */
 	struct profile_stack	*stacks;
 	size_t			 nstacks, stackcap;
-	uint32_t		*stacktab;
+	uint64_t		*stacktab;
 	size_t			 stacktabsz;
 	uint32_t		*frames;
 	size_t			 nframes, framecap;
@@ -82,17 +86,6 @@ static void	 profile_stacktab_grow(struct profile *);
 static void	 profile_scratch_reserve(struct profile *, size_t);
 static size_t	 profile_add_scratch(struct profile *, size_t, size_t,
 		    uint64_t);
-
-/* The finalizer of MurmurHash3: every input bit reaches the low bits. */
-uint64_t
-profile_hash_mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 33);
-}
 
 /*
  * Names are hashed eight bytes at a time: C++ and Rust names run to
@@ -294,6 +287,13 @@ profile_intern(struct profile *p, const char *s)
 	return p->nstrs - 1;
 }
 
+/* A stacktab entry: stack i of hash h. */
+static uint64_t
+profile_stacktab_entry(uint64_t h, size_t i)
+{
+	return (h >> 32) << 32 | (i + 1);
+}
+
 static void
 profile_stacktab_grow(struct profile *p)
 {
@@ -306,7 +306,7 @@ profile_stacktab_grow(struct profile *p)
 		for (j = p->stacks[i].hash & mask; p->stacktab[j] != 0;
 		    j = (j + 1) & mask)
 			;
-		p->stacktab[j] = i + 1;
+		p->stacktab[j] = profile_stacktab_entry(p->stacks[i].hash, i);
 	}
 }
 
@@ -435,7 +435,7 @@ static size_t
 profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 {
 	struct profile_stack	*st;
-	size_t			 j, mask, all = n + 2 * nl;
+	size_t			 i, j, mask, all = n + 2 * nl;
 	uint64_t		 h;
 
 	h = profile_hash_ids(p->scratch, all);
@@ -443,12 +443,15 @@ profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 
 	mask = p->stacktabsz - 1;
 	for (j = h & mask; p->stacktab[j] != 0; j = (j + 1) & mask) {
-		st = &p->stacks[p->stacktab[j] - 1];
+		if (p->stacktab[j] >> 32 != h >> 32)
+			continue;
+		i = (uint32_t)p->stacktab[j] - 1;
+		st = &p->stacks[i];
 		if (st->hash == h && st->n == n && st->nlabels == nl &&
 		    memcmp(p->frames + st->off, p->scratch,
 		    all * sizeof(*p->scratch)) == 0) {
 			st->value += value;
-			return p->stacktab[j] - 1;
+			return i;
 		}
 	}
 
@@ -473,7 +476,7 @@ profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 	st->value = value;
 	st->hash = h;
 	p->nframes += all;
-	p->stacktab[j] = p->nstacks + 1;
+	p->stacktab[j] = profile_stacktab_entry(h, p->nstacks);
 	p->nstacks++;
 	if (p->nstacks * 2 > p->stacktabsz)
 		profile_stacktab_grow(p);

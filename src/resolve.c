@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "config.h"
 #include "kallsyms.h"
@@ -460,14 +461,30 @@ static void
 resolve_ksyms_load(struct resolve *r)
 {
 	struct kallsyms	*ks;
+	struct timespec	 t0, t1;
 
 	r->ksyms_loaded = 1;
 	r->ksyms_round = r->round;
 	r->kgen++;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((ks = kallsyms_read(NULL)) == NULL)
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	log_debug("kallsyms: %zu symbols read in %.1f ms", kallsyms_count(ks),
+	    (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
 	kallsyms_free(r->ksyms);
 	r->ksyms = ks;
+}
+
+/*
+ * Read kallsyms now, before the first round that names kernel frames:
+ * formatting it costs the kernel a tenth of a second.
+ */
+void
+resolve_kernel_load(struct resolve *r)
+{
+	if (!r->ksyms_loaded)
+		resolve_ksyms_load(r);
 }
 
 const char *

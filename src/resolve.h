@@ -50,6 +50,8 @@ void		 resolve_proc_close(struct resolve *, struct resolve_proc *);
 const char	*resolve_user(struct resolve *, struct resolve_proc *,
 		    uint64_t);
 const char	*resolve_kernel(struct resolve *, uint64_t);
+/* Read the kernel's symbols, if not yet: else the first frame does. */
+void		 resolve_kernel_load(struct resolve *);
 /* A frame at an ELF virtual address of a file (for resolve -f). */
 const char	*resolve_file(struct resolve *, const char *, uint64_t);
 

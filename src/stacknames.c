@@ -11,9 +11,17 @@
  * without a new generation (perf maps, addresses in no mapping) are not
  * kept at all: the caller does not put such stacks.
  *
- * A stack unused for `rounds' rounds is dropped; past `max' stacks, or
- * STACKNAMES_NAME_BYTES of names, everything is (names are never freed
- * one by one: their ids must stay valid while a stack holds them).
+ * A stack is kept from the second time it is named in a round or two
+ * (stacknames_put()).  Frames are kept too, under (generation,
+ * address), from the first time: stack ids rarely repeat where leaf
+ * addresses vary, but return addresses do, so a new stack of known
+ * frames costs a lookup per frame, not a symbol search and an interning
+ * of each name.
+ *
+ * A stack or frame unused for `rounds' rounds is dropped; past `max'
+ * stacks or frames, or STACKNAMES_NAME_BYTES of names, everything is
+ * (names are never freed one by one: their ids must stay valid while a
+ * stack holds them).  The tables are stacknames_tab.c's.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,19 +30,14 @@
 #include "log.h"
 #include "profile.h"
 #include "stacknames.h"
+#include "stacknames_int.h"
 #include "xmalloc.h"
 
 #define STACKNAMES_CHUNK	(64 * 1024)	/* arena chunk for names */
 #define STACKNAMES_NAME_BYTES	(32 << 20)	/* all names, then clear */
-#define STACKNAMES_TAB_MIN	1024
-
-struct stacknames_stack {
-	uint64_t	 gen;
-	uint64_t	 id;		/* 0: empty slot */
-	uint32_t	*ids;		/* n names, then nextra */
-	uint32_t	 n, nextra;
-	uint64_t	 used;		/* round last used */
-};
+#define STACKNAMES_STRTAB_MIN	1024
+/* Stacks put lately: the round, in a byte per hash of their keys. */
+#define STACKNAMES_SEEN_SHIFT	18
 
 struct stacknames {
 	unsigned int		 rounds;
@@ -50,12 +53,11 @@ struct stacknames {
 	char			**chunks;
 	size_t			 nchunks, chunkused, strbytes;
 
-	struct stacknames_stack	*v;
-	size_t			 size;		/* a power of two */
-	size_t			 count;
-	size_t			 idbytes;
+	struct stacknames_tab	 stacks;	/* by (gen, stack id) */
+	uint8_t			*seen;		/* round put, low bits */
+	struct stacknames_tab	 frames;	/* by (gen, address) */
 
-	uint64_t		 hits, misses, cleared;
+	uint64_t		 cleared;
 };
 
 struct stacknames *
@@ -65,10 +67,11 @@ stacknames_create(unsigned int rounds, size_t max)
 
 	sn = xcalloc(1, sizeof(*sn));
 	stacknames_configure(sn, rounds, max);
-	sn->strtabsz = STACKNAMES_TAB_MIN;
+	sn->strtabsz = STACKNAMES_STRTAB_MIN;
 	sn->strtab = xcalloc(sn->strtabsz, sizeof(*sn->strtab));
-	sn->size = STACKNAMES_TAB_MIN;
-	sn->v = xcalloc(sn->size, sizeof(*sn->v));
+	stacknames_tab_init(&sn->stacks);
+	stacknames_tab_init(&sn->frames);
+	sn->seen = xcalloc(1U << STACKNAMES_SEEN_SHIFT, sizeof(*sn->seen));
 	sn->round = 1;
 	return sn;
 }
@@ -94,26 +97,15 @@ stacknames_free_names(struct stacknames *sn)
 	memset(sn->strtab, 0, sn->strtabsz * sizeof(*sn->strtab));
 }
 
-static void
-stacknames_free_stacks(struct stacknames *sn)
-{
-	size_t	 i;
-
-	for (i = 0; i < sn->size; i++)
-		free(sn->v[i].ids);
-	memset(sn->v, 0, sn->size * sizeof(*sn->v));
-	sn->count = 0;
-	sn->idbytes = 0;
-}
-
 void
 stacknames_free(struct stacknames *sn)
 {
 	if (sn == NULL)
 		return;
-	stacknames_free_stacks(sn);
+	stacknames_tab_free(&sn->stacks);
+	stacknames_tab_free(&sn->frames);
 	stacknames_free_names(sn);
-	free(sn->v);
+	free(sn->seen);
 	free(sn->strs);
 	free(sn->strhash);
 	free(sn->strtab);
@@ -175,7 +167,8 @@ stacknames_intern(struct stacknames *sn, const char *s)
 	if (sn->nstrs >= UINT32_MAX - 1)
 		fatalx("stacknames: too many names");
 	if (sn->nstrs == sn->strcap) {
-		sn->strcap = sn->strcap ? sn->strcap * 2 : STACKNAMES_TAB_MIN;
+		sn->strcap = sn->strcap ? sn->strcap * 2 :
+		    STACKNAMES_STRTAB_MIN;
 		sn->strs = xreallocarray(sn->strs, sn->strcap,
 		    sizeof(*sn->strs));
 		sn->strhash = xreallocarray(sn->strhash, sn->strcap,
@@ -196,100 +189,79 @@ stacknames_name(const struct stacknames *sn, uint32_t id)
 	return id < sn->nstrs ? sn->strs[id] : "";
 }
 
-static struct stacknames_stack *
-stacknames_slot(struct stacknames_stack *v, size_t size, uint64_t gen,
-    uint64_t id)
-{
-	size_t	 i;
-
-	/* Stack ids are well-mixed hashes already; gens are not. */
-	for (i = (id ^ profile_hash_mix(gen)) & (size - 1);;
-	    i = (i + 1) & (size - 1)) {
-		if (v[i].id == 0 || (v[i].id == id && v[i].gen == gen))
-			return &v[i];
-	}
-}
-
 const uint32_t *
 stacknames_get(struct stacknames *sn, uint64_t gen, uint64_t id, size_t *n,
     size_t *nextra)
 {
-	struct stacknames_stack	*e;
-
-	*n = *nextra = 0;
-	if (id == 0)
-		return NULL;
-	e = stacknames_slot(sn->v, sn->size, gen, id);
-	if (e->id == 0) {
-		sn->misses++;
-		return NULL;
-	}
-	sn->hits++;
-	e->used = sn->round;
-	*n = e->n;
-	*nextra = e->nextra;
-	return e->ids;
+	return stacknames_tab_get(&sn->stacks, gen, id, sn->round, n, nextra);
 }
 
-/* Re-place every stack in a table of size slots, dropping the old. */
-static void
-stacknames_rehash(struct stacknames *sn, size_t size, int age)
+/*
+ * Was the stack put before, this round or the last?  Marks it put in
+ * this one.  A byte per hash holds the round, 1 to 255 (0: never),
+ * so that it costs one access; now and then another stack's byte, or
+ * one 255 rounds old, says yes.
+ */
+static int
+stacknames_seen(struct stacknames *sn, uint64_t gen, uint64_t id)
 {
-	struct stacknames_stack	*v, *e, *o;
-	size_t			 i;
+	uint8_t		*b, now, last;
+	int		 seen;
 
-	v = xcalloc(size, sizeof(*v));
-	for (i = 0; i < sn->size; i++) {
-		o = &sn->v[i];
-		if (o->id == 0)
-			continue;
-		if (age && o->used + sn->rounds <= sn->round) {
-			sn->idbytes -= (o->n + o->nextra) * sizeof(*o->ids);
-			free(o->ids);
-			sn->count--;
-			continue;
-		}
-		e = stacknames_slot(v, size, o->gen, o->id);
-		*e = *o;
-	}
-	free(sn->v);
-	sn->v = v;
-	sn->size = size;
+	now = sn->round % 255 + 1;
+	last = now == 1 ? 255 : now - 1;
+	b = &sn->seen[stacknames_key_hash(gen, id) >>
+	    (64 - STACKNAMES_SEEN_SHIFT)];
+	seen = *b == now || (*b == last && sn->round > 1);
+	*b = now;
+	return seen;
 }
 
+/*
+ * A stack is kept the second time it is put within a round or two: in
+ * a busy round most stacks are never sampled again, and keeping each
+ * costs more than naming it again from its frames' names.
+ */
 void
 stacknames_put(struct stacknames *sn, uint64_t gen, uint64_t id,
     const uint32_t *ids, size_t n, const uint32_t *extra, size_t nextra)
 {
-	struct stacknames_stack	*e;
-
-	if (id == 0 || n + nextra > UINT32_MAX)
+	if (id == 0 || !stacknames_seen(sn, gen, id))
 		return;
-	if ((sn->count + 1) * 2 > sn->size)
-		stacknames_rehash(sn, sn->size * 2, 0);
-	e = stacknames_slot(sn->v, sn->size, gen, id);
-	if (e->id != 0) {
-		sn->idbytes -= (e->n + e->nextra) * sizeof(*e->ids);
-		free(e->ids);
-	} else
-		sn->count++;
-	e->gen = gen;
-	e->id = id;
-	e->n = n;
-	e->nextra = nextra;
-	e->ids = xreallocarray(NULL, n + nextra > 0 ? n + nextra : 1,
-	    sizeof(*e->ids));
-	memcpy(e->ids, ids, n * sizeof(*ids));
-	if (nextra > 0)
-		memcpy(e->ids + n, extra, nextra * sizeof(*extra));
-	e->used = sn->round;
-	sn->idbytes += (n + nextra) * sizeof(*e->ids);
+	stacknames_tab_put(&sn->stacks, gen, id, sn->round, ids, n, extra,
+	    nextra);
+}
+
+/* A frame's names; its flags are kept as the one extra id. */
+const uint32_t *
+stacknames_frame_get(struct stacknames *sn, uint64_t gen, uint64_t addr,
+    size_t *n, uint32_t *flags)
+{
+	const uint32_t	*ids;
+	size_t		 nextra;
+
+	*flags = 0;
+	ids = stacknames_tab_get(&sn->frames, gen, addr, sn->round, n,
+	    &nextra);
+	if (ids == NULL || nextra != 1)
+		return NULL;
+	*flags = ids[*n];
+	return ids;
+}
+
+void
+stacknames_frame_put(struct stacknames *sn, uint64_t gen, uint64_t addr,
+    const uint32_t *ids, size_t n, uint32_t flags)
+{
+	stacknames_tab_put(&sn->frames, gen, addr, sn->round, ids, n, &flags,
+	    1);
 }
 
 void
 stacknames_clear(struct stacknames *sn)
 {
-	stacknames_free_stacks(sn);
+	stacknames_tab_clear(&sn->stacks);
+	stacknames_tab_clear(&sn->frames);
 	stacknames_free_names(sn);
 	sn->cleared++;
 }
@@ -297,17 +269,13 @@ stacknames_clear(struct stacknames *sn)
 void
 stacknames_round_end(struct stacknames *sn)
 {
-	size_t	 size = sn->size;
-
-	stacknames_rehash(sn, size, 1);
-	/* Shrink when most of it went. */
-	while (size > STACKNAMES_TAB_MIN && sn->count * 8 < size)
-		size /= 2;
-	if (size != sn->size)
-		stacknames_rehash(sn, size, 0);
-	if (sn->count > sn->max || sn->strbytes > STACKNAMES_NAME_BYTES) {
-		log_debug("stacknames: %zu stacks, %zu bytes of names: "
-		    "cleared", sn->count, sn->strbytes);
+	stacknames_tab_age(&sn->stacks, sn->round, sn->rounds);
+	stacknames_tab_age(&sn->frames, sn->round, sn->rounds);
+	if (sn->stacks.count > sn->max || sn->frames.count > sn->max ||
+	    sn->strbytes > STACKNAMES_NAME_BYTES) {
+		log_debug("stacknames: %zu stacks, %zu frames, %zu bytes of "
+		    "names: cleared", sn->stacks.count, sn->frames.count,
+		    sn->strbytes);
 		stacknames_clear(sn);
 	}
 	sn->round++;
@@ -317,12 +285,17 @@ void
 stacknames_stats(const struct stacknames *sn, struct stacknames_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->stacks = sn->count;
+	st->stacks = sn->stacks.count;
+	st->frames = sn->frames.count;
 	st->names = sn->nstrs;
-	st->bytes = sn->size * sizeof(*sn->v) + sn->idbytes + sn->strbytes +
+	st->bytes = stacknames_tab_bytes(&sn->stacks) +
+	    stacknames_tab_bytes(&sn->frames) + sn->strbytes +
 	    sn->strtabsz * sizeof(*sn->strtab) +
-	    sn->strcap * (sizeof(*sn->strs) + sizeof(*sn->strhash));
-	st->hits = sn->hits;
-	st->misses = sn->misses;
+	    sn->strcap * (sizeof(*sn->strs) + sizeof(*sn->strhash)) +
+	    (1U << STACKNAMES_SEEN_SHIFT) * sizeof(*sn->seen);
+	st->hits = sn->stacks.hits;
+	st->misses = sn->stacks.misses;
+	st->frame_hits = sn->frames.hits;
+	st->frame_misses = sn->frames.misses;
 	st->cleared = sn->cleared;
 }

@@ -10,16 +10,20 @@
  * stacknames_clear()).  A stack that was named is kept as the list of
  * its names' ids under a generation (of a process's mappings, or of the
  * kernel's symbols) and its stack id, so that a stack seen again is
- * neither read from BPF nor named again.
+ * neither read from BPF nor named again.  So is a frame, under a
+ * generation and its address.
  */
 
 struct stacknames;
 
 struct stacknames_stats {
 	size_t		stacks;		/* named stacks kept */
+	size_t		frames;		/* named frames kept */
 	size_t		names;		/* interned names */
 	size_t		bytes;		/* memory of both */
-	uint64_t	hits, misses, cleared;
+	uint64_t	hits, misses;		/* of stacks */
+	uint64_t	frame_hits, frame_misses;
+	uint64_t	cleared;
 };
 
 /* rounds: how long an unused stack is kept; max: how many are kept. */
@@ -35,14 +39,26 @@ const char	*stacknames_name(const struct stacknames *, uint32_t);
  * The names of stack id under generation gen: *n ids, outermost first;
  * then *nextra more ids after them that the caller asked to keep (the
  * unknown ones, for statistics).  NULL when not kept.  Valid until the
- * next stacknames_put() or stacknames_round_end().
+ * next stacknames_put() or stacknames_round_end().  A stack put is kept
+ * from the second time it is put within this round and the last.
  */
 const uint32_t	*stacknames_get(struct stacknames *, uint64_t, uint64_t,
 		    size_t *, size_t *);
 void		 stacknames_put(struct stacknames *, uint64_t, uint64_t,
 		    const uint32_t *, size_t, const uint32_t *, size_t);
 
-/* Age the stacks; drop them all, names too, past the bounds. */
+/*
+ * The names of the frame at addr under generation gen: *n ids (several
+ * where functions were inlined there) and the flags they were put
+ * with.  NULL when not kept, and always for address 0.  Valid until
+ * the next stacknames_frame_put() or stacknames_round_end().
+ */
+const uint32_t	*stacknames_frame_get(struct stacknames *, uint64_t,
+		    uint64_t, size_t *, uint32_t *);
+void		 stacknames_frame_put(struct stacknames *, uint64_t, uint64_t,
+		    const uint32_t *, size_t, uint32_t);
+
+/* Age the stacks and frames; drop them all, names too, past the bounds. */
 void		 stacknames_round_end(struct stacknames *);
 void		 stacknames_clear(struct stacknames *);
 void		 stacknames_stats(const struct stacknames *,

@@ -15,6 +15,7 @@
 #include "src/config.h"
 #include "stacknames.h"
 #include "tap.h"
+#include "xmalloc.h"
 
 static int
 same(const struct stacknames *sn, const uint32_t *ids, size_t n,
@@ -27,6 +28,168 @@ same(const struct stacknames *sn, const uint32_t *ids, size_t n,
 			return 0;
 	}
 	return 1;
+}
+
+/* A stack is kept from its second put in a round or the next. */
+static void
+test_admission(void)
+{
+	struct stacknames	*sn;
+	uint32_t		 ids[2], *many;
+	size_t			 n, nextra;
+
+	sn = stacknames_create(3, 1000);
+	ids[0] = stacknames_intern(sn, "main");
+	ids[1] = stacknames_intern(sn, "work");
+	stacknames_put(sn, 1, 0x100, ids, 2, NULL, 0);
+	stacknames_round_end(sn);
+	stacknames_put(sn, 1, 0x100, ids, 2, NULL, 0);
+	ok(stacknames_get(sn, 1, 0x100, &n, &nextra) != NULL && n == 2,
+	    "put in a round and the next: kept");
+	stacknames_put(sn, 1, 0x200, ids, 2, NULL, 0);
+	stacknames_round_end(sn);
+	stacknames_round_end(sn);
+	stacknames_put(sn, 1, 0x200, ids, 2, NULL, 0);
+	ok(stacknames_get(sn, 1, 0x200, &n, &nextra) == NULL,
+	    "put two rounds apart: not kept");
+	stacknames_put(sn, 2, 0x300, ids, 2, NULL, 0);
+	stacknames_put(sn, 3, 0x300, ids, 2, NULL, 0);
+	ok(stacknames_get(sn, 3, 0x300, &n, &nextra) == NULL,
+	    "the same id under another generation is another stack");
+	many = xcalloc(70000, sizeof(*many));
+	stacknames_put(sn, 1, 0x400, many, 70000, NULL, 0);
+	stacknames_put(sn, 1, 0x400, many, 70000, NULL, 0);
+	ok(stacknames_get(sn, 1, 0x400, &n, &nextra) == NULL,
+	    "a list of more than 65535 ids: not kept");
+	free(many);
+	stacknames_free(sn);
+}
+
+/*
+ * Aging deletes in place, shifting entries back: with entries put and
+ * used at random over rounds, every one kept is found, none dropped is.
+ */
+static void
+test_aging_random(void)
+{
+	struct stacknames	*sn;
+	static uint64_t		 used[20000];
+	uint64_t		 x = 88172645463325252ULL, round = 1;
+	uint32_t		 id = 7, flags;
+	size_t			 i, n, r, bad = 0;
+
+	/* Kept one round: each round drops what it did not use. */
+	sn = stacknames_create(1, 1000000);
+	for (r = 0; r < 8; r++) {
+		for (i = 0; i < 20000; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (x % 3 != 0)
+				continue;
+			if (stacknames_frame_get(sn, 1, 0x1000 + i * 64, &n,
+			    &flags) == NULL)
+				stacknames_frame_put(sn, 1, 0x1000 + i * 64,
+				    &id, 1, (uint32_t)i);
+			used[i] = round;
+		}
+		stacknames_round_end(sn);
+		round++;
+		for (i = 0; i < 20000; i++) {
+			/* Kept: used in the round that was aged. */
+			int want = used[i] != 0 && used[i] == round - 1;
+			const uint32_t *got = stacknames_frame_get(sn, 1,
+			    0x1000 + i * 64, &n, &flags);
+
+			if (want != (got != NULL) ||
+			    (got != NULL && flags != i))
+				bad++;
+			if (got != NULL)
+				used[i] = round;
+		}
+		stacknames_round_end(sn);
+		round++;
+	}
+	is_int(bad, 0, "random puts and uses over 16 rounds: all as aged");
+	stacknames_free(sn);
+}
+
+/* Frames: names (an inlined chain too) and flags by (gen, address). */
+static void
+test_frames(void)
+{
+	struct stacknames	*sn;
+	struct stacknames_stats	 st;
+	const uint32_t		*got;
+	uint32_t		 ids[16], flags;
+	size_t			 n, i;
+	char			 name[32];
+
+	sn = stacknames_create(3, 1000);
+	ids[0] = stacknames_intern(sn, "main");
+	ok(stacknames_frame_get(sn, 5, 0x401000, &n, &flags) == NULL,
+	    "frame: not kept yet");
+	stacknames_frame_put(sn, 5, 0x401000, ids, 1, 0x80000000U);
+	got = stacknames_frame_get(sn, 5, 0x401000, &n, &flags);
+	ok(got != NULL && n == 1 && got[0] == ids[0] && flags == 0x80000000U,
+	    "frame kept from its first put, with its flags");
+	ok(stacknames_frame_get(sn, 6, 0x401000, &n, &flags) == NULL,
+	    "another generation (an exec, a new mapping): not found");
+	ok(stacknames_frame_get(sn, 5, 0x401001, &n, &flags) == NULL,
+	    "another address: not found");
+	stacknames_frame_put(sn, 5, 0, ids, 1, 0);
+	ok(stacknames_frame_get(sn, 5, 0, &n, &flags) == NULL,
+	    "address 0: never kept");
+
+	for (i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "inlined%zu", i);
+		ids[i] = stacknames_intern(sn, name);
+	}
+	stacknames_frame_put(sn, 5, 0x402000, ids, 5, 0x12);
+	got = stacknames_frame_get(sn, 5, 0x402000, &n, &flags);
+	ok(got != NULL && n == 5 && memcmp(got, ids, 5 * sizeof(*ids)) == 0 &&
+	    flags == 0x12, "a chain of inlined names, in order, and flags");
+
+	/* Many frames; half used each round: the others go, in place. */
+	stacknames_configure(sn, 3, 100000);
+	for (i = 0; i < 6000; i++)
+		stacknames_frame_put(sn, 9, 0x500000 + 16 * i, ids, 1 + i % 3,
+		    i);
+	stacknames_round_end(sn);
+	for (i = 0; i < 6000; i += 2)
+		(void)stacknames_frame_get(sn, 9, 0x500000 + 16 * i, &n, &flags);
+	/* Put in round 1, used in 2: at the end of round 4, 1 is too old. */
+	stacknames_round_end(sn);
+	stacknames_round_end(sn);
+	stacknames_round_end(sn);
+	for (i = 0; i < 6000; i++) {
+		got = stacknames_frame_get(sn, 9, 0x500000 + 16 * i, &n,
+		    &flags);
+		if (i % 2 == 0 && (got == NULL || n != 1 + i % 3 ||
+		    flags != i || memcmp(got, ids, n * sizeof(*ids)) != 0))
+			break;
+		if (i % 2 == 1 && got != NULL)
+			break;
+	}
+	is_int(i, 6000, "aged: the used frames kept and found, the others gone");
+	stacknames_stats(sn, &st);
+	is_int(st.frames, 3000, "3000 frames kept");
+	ok(st.frame_hits > 0 && st.frame_misses > 0, "frame hits and misses");
+	for (i = 0; i < 4; i++)
+		stacknames_round_end(sn);
+	stacknames_stats(sn, &st);
+	is_int(st.frames, 0, "unused three rounds after this one: all gone");
+	is_int(st.cleared, 0, "aged, not cleared");
+
+	/* Past the bound: frames, stacks and names go. */
+	stacknames_configure(sn, 3, 1000);
+	for (i = 0; i < 1001; i++)
+		stacknames_frame_put(sn, 9, 0x600000 + i, ids, 1, 0);
+	stacknames_round_end(sn);
+	stacknames_stats(sn, &st);
+	ok(st.frames == 0 && st.names == 0 && st.cleared == 1,
+	    "over max frames: everything cleared");
+	stacknames_free(sn);
 }
 
 int
@@ -45,6 +208,10 @@ main(void)
 	size_t			 n, nextra, i;
 	char			 name[32];
 
+	test_admission();
+	test_frames();
+	test_aging_random();
+
 	sn = stacknames_create(3, 1000);
 	ids[0] = stacknames_intern(sn, "main");
 	ok(stacknames_intern(sn, "main") == ids[0], "a name interned once");
@@ -58,6 +225,9 @@ main(void)
 	unk[0] = ids[3];
 	ok(stacknames_get(sn, 7, 0xabc, &n, &nextra) == NULL,
 	    "not kept yet");
+	stacknames_put(sn, 7, 0xabc, ids, 4, unk, 1);
+	ok(stacknames_get(sn, 7, 0xabc, &n, &nextra) == NULL,
+	    "put once: not kept (most stacks are never seen again)");
 	stacknames_put(sn, 7, 0xabc, ids, 4, unk, 1);
 	got = stacknames_get(sn, 7, 0xabc, &n, &nextra);
 	ok(got != NULL && n == 4 && same(sn, got, n, a), "kept: its names");
@@ -88,6 +258,7 @@ main(void)
 		snprintf(name, sizeof(name), "f%zu", i);
 		big[0] = stacknames_intern(sn, name);
 		stacknames_put(sn, i % 3, 0x1000 + i, big, 1, NULL, 0);
+		stacknames_put(sn, i % 3, 0x1000 + i, big, 1, NULL, 0);
 	}
 	for (i = 0; i < 5000; i++) {
 		snprintf(name, sizeof(name), "f%zu", i);
@@ -111,6 +282,9 @@ main(void)
 	for (i = 0; i < 3; i++)
 		ids[i] = stacknames_intern(sn, b[i]);
 	stacknames_put(sn, 1, 0x42, ids, 2, NULL, 0);
+	stacknames_put(sn, 1, 0x42, ids, 2, NULL, 0);
+	got = stacknames_get(sn, 1, 0x42, &n, &nextra);
+	ok(got != NULL && n == 2, "put twice: kept");
 	stacknames_put(sn, 1, 0x42, ids, 3, NULL, 0);
 	got = stacknames_get(sn, 1, 0x42, &n, &nextra);
 	ok(got != NULL && n == 3 && same(sn, got, n, b), "replaced");
@@ -137,6 +311,9 @@ main(void)
 	for (i = 0; i < 4; i++)
 		ids[i] = stacknames_intern(sn, a[i]);
 	stacknames_put(sn, gen1, 0xabc, ids, 4, NULL, 0);
+	stacknames_put(sn, gen1, 0xabc, ids, 4, NULL, 0);
+	ok(stacknames_get(sn, gen1, 0xabc, &n, &nextra) != NULL,
+	    "kept under the process's generation");
 	resolve_proc_refresh(r, rp);		/* what an exec does */
 	gen2 = resolve_proc_gen(rp);
 	ok(gen2 != gen1, "exec: another generation");
