@@ -615,11 +615,13 @@ collect_round(struct collect *c, const struct config *conf, int final)
 {
 	struct stacks_stats	 st;
 	struct stacknames_stats	 ns;
-	int64_t		 t0, t1, t2, t3, now;
+	int64_t		 t0, t1, t2, t3, now, u0, u1, u2, u3;
+	double		 cpu_ms;
 	size_t		 i, n;
 	int		 rc = 0;
 
 	t0 = collect_now(CLOCK_MONOTONIC);
+	u0 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
 	if (resolve_epoch(c->resolve) != c->names_epoch) {
 		/* Names come out otherwise now: name every stack again. */
 		stacknames_clear(c->names);
@@ -635,9 +637,11 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	stacks_take(c->stacks);
 	now = collect_now(CLOCK_REALTIME);
 	t1 = collect_now(CLOCK_MONOTONIC);
+	u1 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
 	for (i = 0; i < c->n; i++)
 		collect_entry(c, conf, &c->keys[i], c->vals[i], now);
 	t2 = collect_now(CLOCK_MONOTONIC);
+	u2 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
 
 	for (i = 0, n = 0; i < c->profs_size; i++) {
 		if (c->profs[i].p != NULL)
@@ -650,6 +654,7 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	c->last_profiles = c->nprofs;
 	collect_profs_clear(c);
 	t3 = collect_now(CLOCK_MONOTONIC);
+	u3 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
 
 	stacks_round_end(c->stacks);
 	stacks_round_end(c->pystacks);
@@ -663,18 +668,22 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	c->start_real = now;
 	c->last_ms = (collect_now(CLOCK_MONOTONIC) - t0) / 1e6;
 	c->total_ms += c->last_ms;
-	log_debug("round %llu: %zu counts, %zu profiles, %.1f ms",
+	/* The CPU the round took: its wall time also holds waits for one. */
+	cpu_ms = (collect_now(CLOCK_PROCESS_CPUTIME_ID) - u0) / 1e6;
+	log_debug("round %llu: %zu counts, %zu profiles, %.1f ms, %.1f ms CPU",
 	    (unsigned long long)c->rounds, c->last_entries, c->last_profiles,
-	    c->last_ms);
+	    c->last_ms, cpu_ms);
 	/* Where the time went: not a line that starts with "round". */
 	stacks_stats(c->stacks, &st);
 	stacknames_stats(c->names, &ns);
 	log_debug("collect: round %llu: drain %.1f, name %.1f, sinks %.1f, "
-	    "end %.1f ms; so far %llu stacks read one by one, %llu taken, "
-	    "%llu named again, %llu named from their names kept, %llu trims",
-	    (unsigned long long)c->rounds,
+	    "end %.1f ms (CPU %.1f, %.1f, %.1f, %.1f); so far %llu stacks read "
+	    "one by one, %llu taken, %llu named again, %llu named from their "
+	    "names kept, %llu trims", (unsigned long long)c->rounds,
 	    (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6,
-	    c->last_ms - (t3 - t0) / 1e6, (unsigned long long)st.misses,
+	    c->last_ms - (t3 - t0) / 1e6, (u1 - u0) / 1e6, (u2 - u1) / 1e6,
+	    (u3 - u2) / 1e6, cpu_ms - (u3 - u0) / 1e6,
+	    (unsigned long long)st.misses,
 	    (unsigned long long)st.taken, (unsigned long long)ns.misses,
 	    (unsigned long long)ns.hits, (unsigned long long)c->trims);
 	return rc;
