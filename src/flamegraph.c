@@ -312,6 +312,49 @@ flamegraph_file(const char *dir, const char *name, const struct profile *p,
 	return rv;
 }
 
+/* The hour of profile hp is to be drawn under title, which it takes. */
+static void
+flamegraph_hours_pend(struct flamegraph_hours *hs, struct profile *hp,
+    char *title)
+{
+	struct flamegraph_hour	*h;
+
+	for (h = hs->list; h != NULL && h->p != hp; h = h->next)
+		;
+	if (h == NULL) {
+		free(title);
+		return;
+	}
+	free(h->pending);
+	h->pending = title;
+}
+
+void
+flamegraph_hours_defer(struct flamegraph_hours *hs, int on)
+{
+	hs->defer = on;
+}
+
+long
+flamegraph_hours_draw(struct flamegraph_hours *hs)
+{
+	struct flamegraph_hour	*h;
+	long			 n = 0;
+	int			 failed = 0;
+
+	for (h = hs->list; h != NULL; h = h->next) {
+		if (h->pending == NULL)
+			continue;
+		if (flamegraph_file(h->dir, "last-hour.svg", h->p, h->order,
+		    h->pending) == -1)
+			failed = 1;
+		free(h->pending);
+		h->pending = NULL;
+		n++;
+	}
+	return failed ? -1 : n;
+}
+
 int
 flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
     const struct profile *p, time_t now)
@@ -365,6 +408,10 @@ flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
 	/* The day once, unless the hour spans midnight. */
 	xasprintf(&title, "%s: %s, last hour, %s to %s UTC", service, type,
 	    t1, strncmp(t1, t2, 11) == 0 ? t2 + 11 : t2);
+	if (hs->defer) {
+		flamegraph_hours_pend(hs, hp, title);
+		goto out;
+	}
 	if (flamegraph_file(dir, "last-hour.svg", hp, order, title) == -1)
 		rv = -1;
 	free(title);

@@ -101,6 +101,13 @@ void		 flamegraph_hours_known(struct flamegraph_hours *,
 		    const char *, const struct stat *,
 		    const struct profile *);
 void		 flamegraph_hours_budget(struct flamegraph_hours *, size_t);
+/*
+ * With defer set, flamegraph_write() brings the hour up to date but
+ * leaves last-hour.svg to flamegraph_hours_draw(), which draws those
+ * left and returns how many, or -1 after logging if one failed.
+ */
+void		 flamegraph_hours_defer(struct flamegraph_hours *, int);
+long		 flamegraph_hours_draw(struct flamegraph_hours *);
 void		 flamegraph_hours_log_state(struct flamegraph_hours *);
 
 /*

@@ -108,6 +108,7 @@ flamegraph_hour_free(struct flamegraph_hour *h)
 	free(h->files);
 	flamegraph_order_free(h->order);
 	profile_free(h->p);
+	free(h->pending);
 	free(h->dir);
 	free(h);
 }

@@ -60,12 +60,14 @@ struct flamegraph_hour {
 	struct flamegraph_hour_file *files;	/* newest first */
 	size_t			 nfiles;
 	time_t			 used;
+	char			*pending;	/* title: to draw still */
 	struct flamegraph_hour	*next;
 };
 
 struct flamegraph_hours {
 	struct flamegraph_hour	*list;
 	size_t			 budget;	/* bytes read of an hour */
+	int			 defer;		/* last-hour.svg drawn later */
 	/* The sink's file of this round and the profile it holds. */
 	char			*known;
 	struct stat		 known_sb;

@@ -2,11 +2,19 @@
  * The sinks of a round's profiles: the files sink (pprof, folded, SVG
  * flame graphs, retention) and the Pyroscope push.  Each sink takes the
  * whole round, so that one that batches (a push) can.
+ *
+ * last-hour.svg is drawn after the round, once the loop has nothing
+ * else to do: its hour holds every stack of the hour, so it costs more
+ * than the round's own files, and the events that came meanwhile go
+ * first.  The hour itself is brought up to date in the round.
  */
 #include <sys/stat.h>
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
+
+#include <ev.h>
 
 #include "config.h"
 #include "flamegraph.h"
@@ -26,7 +34,41 @@ struct sinks {
 	struct retention_cache	*retention;
 	uint64_t		 rounds;
 	uint64_t		 file_errors;
+	ev_idle			 draw;		/* last-hour.svg */
 };
+
+static int64_t
+sinks_now(clockid_t clk)
+{
+	struct timespec	 ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void
+sinks_draw(struct sinks *s)
+{
+	int64_t	 t0, c0;
+	long	 n;
+
+	if (s->loop != NULL)
+		ev_idle_stop(s->loop, &s->draw);
+	t0 = sinks_now(CLOCK_MONOTONIC);
+	c0 = sinks_now(CLOCK_PROCESS_CPUTIME_ID);
+	if ((n = flamegraph_hours_draw(s->hours)) == -1)
+		s->file_errors++;
+	if (n != 0)
+		log_debug("sinks: last-hour.svg drawn, %.1f ms, %.1f ms CPU",
+		    (sinks_now(CLOCK_MONOTONIC) - t0) / 1e6,
+		    (sinks_now(CLOCK_PROCESS_CPUTIME_ID) - c0) / 1e6);
+}
+
+static void
+sinks_draw_cb(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	sinks_draw(w->data);
+}
 
 struct sinks *
 sinks_create(struct ev_loop *loop, const struct config *conf)
@@ -38,6 +80,11 @@ sinks_create(struct ev_loop *loop, const struct config *conf)
 	s->pyroscope = pyroscope_create(loop, conf);
 	s->hours = flamegraph_hours_create();
 	s->retention = retention_cache_create();
+	if (loop != NULL) {
+		ev_idle_init(&s->draw, sinks_draw_cb);
+		s->draw.data = s;
+		flamegraph_hours_defer(s->hours, 1);
+	}
 	return s;
 }
 
@@ -46,6 +93,8 @@ sinks_free(struct sinks *s)
 {
 	if (s == NULL)
 		return;
+	if (s->loop != NULL)
+		ev_idle_stop(s->loop, &s->draw);
 	pyroscope_free(s->pyroscope);
 	flamegraph_hours_free(s->hours);
 	retention_cache_free(s->retention);
@@ -88,6 +137,8 @@ sinks_round(struct sinks *s, const struct config *conf,
 	retention_sweep(s->retention, conf, wall);
 	/* Queued and sent on the loop: never waits for the server. */
 	pyroscope_round(s->pyroscope, conf, profiles, n, start, end);
+	if (s->loop != NULL)
+		ev_idle_start(s->loop, &s->draw);
 	s->rounds++;
 	return rc;
 }
@@ -95,6 +146,7 @@ sinks_round(struct sinks *s, const struct config *conf,
 void
 sinks_flush(struct sinks *s)
 {
+	sinks_draw(s);
 	pyroscope_flush(s->pyroscope);
 }
 

@@ -21,7 +21,10 @@ int		 sinks_configure(struct sinks *, const struct config *);
 /* All profiles of one round, start and end in ns since the epoch. */
 int		 sinks_round(struct sinks *, const struct config *,
 		    struct profile *const *, size_t, int64_t, int64_t);
-/* Stopping: push or spool what is pending; nothing stays in memory. */
+/*
+ * Stopping: draw the last-hour.svg files left to draw, push or spool
+ * what is pending; nothing stays in memory.
+ */
 void		 sinks_flush(struct sinks *);
 void		 sinks_log_state(struct sinks *);
 void		 sinks_push_stats_cb(struct metrics_push *, void *);

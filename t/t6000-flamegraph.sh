@@ -250,6 +250,24 @@ test_expect_success ROOT,BPF 'their root frames add up to the folded totals' '
 	    out/cpu/b6000/latest.svg
 '
 
+test_expect_success ROOT,BPF 'a running daemon draws last-hour.svg after each round' '
+	printf "[daemon]\ncollect_interval = 1\n[profile]\nsample_rate = 499\n" \
+	    >running.conf &&
+	daemon_start -v -c running.conf -o run &&
+	./b6000 -t 3 >burn2.out &&
+	daemon_wait_log_count "^sinks: last-hour.svg drawn, " 2 &&
+	test_path_is_file run/cpu/b6000/last-hour.svg &&
+	grep "</svg>" run/cpu/b6000/last-hour.svg &&
+	! grep "stopping" "$DAEMON_LOG" &&
+	daemon_stop &&
+	# The round at stop draws its hour too, before the daemon exits:
+	# the graph holds every round.
+	all=$(cat run/cpu/b6000/*.folded | folded_sum .) &&
+	echo "last-hour.svg $(svg_total run/cpu/b6000/last-hour.svg)," \
+	    "folded $all" &&
+	test "$(svg_total run/cpu/b6000/last-hour.svg)" = "$all"
+'
+
 test_expect_success ROOT,BPF,CHROMIUM 'the hot function shows in Chromium' '
 	cp out/cpu/b6000/latest.svg latest.svg &&
 	chromium_run latest.svg --screenshot="$PWD/daemon.png" \
