@@ -113,7 +113,11 @@ bench_cleanup_ () {
 		kill -KILL "$w" 2>/dev/null
 	done
 	wait 2>/dev/null
-	rm -rf "$BENCH_TMP"
+	if test -n "${BENCH_KEEP:-}"; then
+		echo "kept $BENCH_TMP" >&2
+	else
+		rm -rf "$BENCH_TMP"
+	fi
 }
 trap bench_cleanup_ EXIT
 trap 'exit 130' INT
