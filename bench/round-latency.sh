@@ -67,8 +67,10 @@ grep '^collect: round [0-9]*: ' "$BENCH_TMP/ebpfspyd.out" |
 bench_stop ebpfspyd TERM
 bench_stop burn TERM
 
-# The folded files of burn, oldest first: one per round.
-ls "$BENCH_TMP/out/cpu/$COMM/"*.folded 2>/dev/null | sort |
+# The folded files of burn, oldest first: one per round.  By time, not
+# name: the round at stop, in the same second as the last one, writes
+# NAME-1.folded, which sorts before NAME.folded.
+ls -tr "$BENCH_TMP/out/cpu/$COMM/"*.folded 2>/dev/null |
     while read -r f; do
 	awk '{ n++; if ($0 !~ /;burn_[ab]/) s += $NF }
 	    END { print n + 0, s + 0 }' "$f"
