@@ -444,7 +444,7 @@ pids_reload(struct pids *p, struct pids_proc *proc)
 	}
 	proc->wait_exe = 0;
 	if (proc->rp != NULL)
-		resolve_proc_refresh_maps(p->resolve, proc->rp, maps);
+		resolve_proc_reload_maps(p->resolve, proc->rp, maps);
 	else
 		proc->rp = resolve_proc_open_maps(p->resolve, proc->pid, maps);
 }

@@ -70,6 +70,7 @@ struct resolve {
 	uint64_t		 epoch;		/* configurations */
 	uint64_t		 unstable;	/* names that may change */
 	uint64_t		 frames, named, unknown;
+	uint64_t		 kept;		/* tables kept on a re-read */
 	char			 buf[PATH_MAX + 32];
 };
 
@@ -147,19 +148,60 @@ resolve_start_time(pid_t pid, unsigned long long *t)
 	return 0;
 }
 
-/* Take maps for rp, with the symbol tables of its files. */
+static int
+resolve_entry_same(const struct procmaps_entry *a,
+    const struct procmaps_entry *b)
+{
+	return a->start == b->start && a->end == b->end &&
+	    a->offset == b->offset && a->inode == b->inode &&
+	    a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
+	    a->kind == b->kind && a->deleted == b->deleted &&
+	    strcmp(a->path, b->path) == 0;
+}
+
+/*
+ * The table rp has for a mapping it had already, the same range of the
+ * same file, or NULL.  Both lists are sorted by address: *j walks the
+ * old one.
+ */
+static struct symcache_file *
+resolve_proc_kept(struct resolve *r, struct resolve_proc *rp,
+    const struct procmaps_entry *e, size_t *j)
+{
+	const struct procmaps	*old = rp->maps;
+
+	while (*j < old->n && old->v[*j].start < e->start)
+		(*j)++;
+	if (*j == old->n || rp->files[*j] == NULL ||
+	    !resolve_entry_same(&old->v[*j], e))
+		return NULL;
+	r->kept++;
+	return symcache_hold(r->cache, rp->files[*j]);
+}
+
+/*
+ * Take maps for rp, with the symbol tables of its files.  same: the
+ * process still runs the program its old maps came from, so a mapping
+ * it had already keeps its table without a look at the file (a stat
+ * through /proc/PID/root, the costly part of a process's second read).
+ */
 static void
 resolve_proc_load(struct resolve *r, struct resolve_proc *rp,
-    struct procmaps *maps)
+    struct procmaps *maps, int same)
 {
 	struct symcache_file	**files = NULL;
-	size_t			  i;
+	size_t			  i, j = 0;
 
 	if (maps->n > 0) {
 		files = xcalloc(maps->n, sizeof(*files));
-		for (i = 0; i < maps->n; i++)
-			files[i] = symcache_get(r->cache, rp->pid,
-			    &maps->v[i]);
+		for (i = 0; i < maps->n; i++) {
+			if (same && rp->maps != NULL)
+				files[i] = resolve_proc_kept(r, rp,
+				    &maps->v[i], &j);
+			if (files[i] == NULL)
+				files[i] = symcache_get(r->cache, rp->pid,
+				    &maps->v[i]);
+		}
 	}
 	if (rp->maps != NULL) {
 		for (i = 0; i < rp->maps->n; i++)
@@ -276,7 +318,7 @@ resolve_proc_open_maps(struct resolve *r, pid_t pid, struct procmaps *maps)
 	rp->pid = pid;
 	if (resolve_start_time(pid, &rp->start_time) == -1)
 		rp->start_time = 0;
-	resolve_proc_load(r, rp, maps);
+	resolve_proc_load(r, rp, maps, 0);
 	resolve_perfmap_open(r, rp);
 	return rp;
 }
@@ -289,6 +331,18 @@ resolve_proc_refresh(struct resolve *r, struct resolve_proc *rp)
 		resolve_proc_refresh_maps(r, rp, procmaps_read(rp->pid));
 }
 
+/*
+ * The same program's maps read again (it runs its own code now, or
+ * mapped a library): the mappings it had keep their tables.
+ */
+void
+resolve_proc_reload_maps(struct resolve *r, struct resolve_proc *rp,
+    struct procmaps *maps)
+{
+	if (maps != NULL)
+		resolve_proc_load(r, rp, maps, 1);
+}
+
 /* The same with maps the caller read, which rp takes. */
 void
 resolve_proc_refresh_maps(struct resolve *r, struct resolve_proc *rp,
@@ -298,7 +352,7 @@ resolve_proc_refresh_maps(struct resolve *r, struct resolve_proc *rp,
 		return;
 	if (resolve_start_time(rp->pid, &rp->start_time) == -1)
 		rp->start_time = 0;
-	resolve_proc_load(r, rp, maps);
+	resolve_proc_load(r, rp, maps, 0);
 	/* Another program: its JIT code, if any, is new. */
 	resolve_perfmap_drop(r, rp);
 	resolve_perfmap_open(r, rp);
@@ -333,7 +387,7 @@ resolve_proc_reread(struct resolve *r, struct resolve_proc *rp)
 	if ((maps = procmaps_read(rp->pid)) == NULL)
 		return 0;
 	log_debug("pid %d: maps read again", (int)rp->pid);
-	resolve_proc_load(r, rp, maps);
+	resolve_proc_load(r, rp, maps, 1);
 	return 1;
 }
 
@@ -622,4 +676,5 @@ resolve_stats(struct resolve *r, struct resolve_stats *st)
 	st->ksym_bytes = kallsyms_bytes(r->ksyms);
 	st->hits = cs.hits;
 	st->misses = cs.misses;
+	st->kept = r->kept;
 }

@@ -21,6 +21,7 @@ struct resolve_stats {
 	size_t		ksyms;		/* kernel symbols */
 	size_t		ksym_bytes;	/* their memory */
 	uint64_t	hits, misses;	/* symbol table cache */
+	uint64_t	kept;		/* tables kept when maps are re-read */
 };
 
 struct resolve	*resolve_create(const struct config *);
@@ -40,6 +41,9 @@ struct resolve_proc *resolve_proc_open_maps(struct resolve *, pid_t,
 		    struct procmaps *);
 void		 resolve_proc_refresh(struct resolve *, struct resolve_proc *);
 void		 resolve_proc_refresh_maps(struct resolve *,
+		    struct resolve_proc *, struct procmaps *);
+/* Not after an exec: the same program read again. */
+void		 resolve_proc_reload_maps(struct resolve *,
 		    struct resolve_proc *, struct procmaps *);
 void		 resolve_proc_close(struct resolve *, struct resolve_proc *);
 

@@ -343,6 +343,12 @@ symcache_get_path(struct symcache *c, const char *path)
 	return symcache_lookup(c, path, &k, &ctx);
 }
 
+struct symcache_file *
+symcache_hold(struct symcache *c, struct symcache_file *f)
+{
+	return symcache_ref(c, f);
+}
+
 /* Give back a reference.  Does not touch the cache, which may be gone. */
 void
 symcache_put(struct symcache *c, struct symcache_file *f)

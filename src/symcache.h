@@ -30,6 +30,9 @@ struct symcache_file *symcache_get(struct symcache *, pid_t,
 		    const struct procmaps_entry *);
 struct symcache_file *symcache_get_path(struct symcache *, const char *);
 void		 symcache_put(struct symcache *, struct symcache_file *);
+/* Another reference to a table the caller holds one of. */
+struct symcache_file *symcache_hold(struct symcache *,
+		    struct symcache_file *);
 int		 symcache_file_is_evicted(const struct symcache_file *);
 
 const char	*symcache_symbol(struct symcache *, struct symcache_file *,

@@ -117,7 +117,7 @@ test_dlopen(void)
 	struct resolve		*r;
 	struct resolve_proc	*rp;
 	struct resolve_stats	 st;
-	uint64_t		 w, w2;
+	uint64_t		 w, w2, kept;
 
 	if (fx_sh("cp '%s' '%s'", fpath("libfx.so"),
 	    fpath("libfx.copy.so")) == -1 ||
@@ -136,6 +136,24 @@ test_dlopen(void)
 	    "library loaded later: maps read again");
 	is_str(resolve_user(r, rp, fx_proc_addr(&p, "fxlib_static")),
 	    "fxlib_static", "library loaded later: static function");
+	/* Read again for the same program: the old mappings keep theirs. */
+	resolve_stats(r, &st);
+	ok(st.kept >= 2, "read again: %llu tables kept, not looked up",
+	    (unsigned long long)st.kept);
+	is_str(resolve_user(r, rp, fx_proc_addr(&p, "fx_alpha")), "fx_alpha",
+	    "read again: a kept table still names");
+	kept = st.kept;
+	resolve_proc_reload_maps(r, rp, procmaps_read(p.pid));
+	resolve_stats(r, &st);
+	ok(st.kept > kept, "reload_maps: tables kept (%llu more)",
+	    (unsigned long long)(st.kept - kept));
+	is_str(resolve_user(r, rp, w), "fxlib_work", "reload_maps: names");
+	/* After an exec nothing is kept, even where the maps look alike. */
+	kept = st.kept;
+	resolve_proc_refresh(r, rp);
+	resolve_stats(r, &st);
+	is_int(st.kept, kept, "refresh (exec): no table kept");
+	is_str(resolve_user(r, rp, w), "fxlib_work", "refresh (exec): names");
 
 	p.addrs.n = 0;
 	if (fx_proc_dlopen(&p, fpath("libfx.copy.so")) == -1 ||
