@@ -46,6 +46,8 @@
 #define COLLECT_NAMES_ROUNDS	3
 /* Free heap bytes below which a round's end does not trim. */
 #define COLLECT_TRIM_BYTES	(2 * 1024 * 1024)
+/* Rounds between two trims, at least. */
+#define COLLECT_TRIM_ROUNDS	8
 
 struct collect_prof {
 	int		 kind;
@@ -81,6 +83,7 @@ struct collect {
 	int64_t			 start_real;	/* round start, ns */
 	uint64_t		 rounds;
 	uint64_t		 trims;		/* rounds that trimmed */
+	uint64_t		 trim_round;	/* the last that trimmed */
 	uint64_t		 samples, offcpu_ns, lost_stacks;
 	double			 last_ms, total_ms;
 	size_t			 last_entries, last_profiles;
@@ -593,20 +596,28 @@ collect_entry(struct collect *c, const struct config *conf,
  * A round frees what it built, and tables dropped from the caches leave
  * holes under live allocations that free() never gives back: return
  * those pages, so that the daemon's RSS is what it holds.  Only when
- * the free bytes are worth it: a trim walks the heap, and the pages it
- * returns fault back in when the next round allocates as much again.
+ * the free bytes are worth it, and at most every COLLECT_TRIM_ROUNDS
+ * rounds: a trim walks the heap, and the pages it returns fault back
+ * in, zeroed, when the next round allocates as much again (trimmed
+ * every round, a round of 10,000 stacks spent a tenth of its time so).
  */
 static void
 collect_trim(struct collect *c)
 {
 #if __GLIBC__ > 2 || __GLIBC_MINOR__ >= 33
-	struct mallinfo2	 mi = mallinfo2();
+	struct mallinfo2	 mi;
+#endif
 
+	if (c->trims > 0 && c->rounds - c->trim_round < COLLECT_TRIM_ROUNDS)
+		return;
+#if __GLIBC__ > 2 || __GLIBC_MINOR__ >= 33
+	mi = mallinfo2();
 	if (mi.fordblks < COLLECT_TRIM_BYTES || mi.fordblks < mi.uordblks / 4)
 		return;
 #endif
 	malloc_trim(0);
 	c->trims++;
+	c->trim_round = c->rounds;
 }
 #endif
 
