@@ -633,6 +633,12 @@ collect_round(struct collect *c, const struct config *conf, int final)
 
 	t0 = collect_now(CLOCK_MONOTONIC);
 	u0 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
+	/*
+	 * The sinks draw the last round's flame graphs from its profiles
+	 * once the loop is idle: if that has not happened yet, now.
+	 */
+	sinks_settle(c->sinks);
+	collect_profs_clear(c);
 	if (resolve_epoch(c->resolve) != c->names_epoch) {
 		/* Names come out otherwise now: name every stack again. */
 		stacknames_clear(c->names);
@@ -663,7 +669,6 @@ collect_round(struct collect *c, const struct config *conf, int final)
 		rc = -1;
 	c->last_entries = c->n;
 	c->last_profiles = c->nprofs;
-	collect_profs_clear(c);
 	t3 = collect_now(CLOCK_MONOTONIC);
 	u3 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
 

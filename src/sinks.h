@@ -18,12 +18,18 @@ struct sinks;
 struct sinks	*sinks_create(struct ev_loop *, const struct config *);
 void		 sinks_free(struct sinks *);
 int		 sinks_configure(struct sinks *, const struct config *);
-/* All profiles of one round, start and end in ns since the epoch. */
+/*
+ * All profiles of one round, start and end in ns since the epoch.  Its
+ * flame graphs are drawn once the loop is idle: the profiles and the
+ * configuration must live until sinks_settle(), which draws them now if
+ * they are not drawn yet (sinks_configure() and sinks_flush() call it).
+ */
 int		 sinks_round(struct sinks *, const struct config *,
 		    struct profile *const *, size_t, int64_t, int64_t);
+void		 sinks_settle(struct sinks *);
 /*
- * Stopping: draw the last-hour.svg files left to draw, push or spool
- * what is pending; nothing stays in memory.
+ * Stopping: draw the flame graphs left to draw, push or spool what is
+ * pending; nothing stays in memory.
  */
 void		 sinks_flush(struct sinks *);
 void		 sinks_log_state(struct sinks *);

@@ -250,12 +250,17 @@ test_expect_success ROOT,BPF 'their root frames add up to the folded totals' '
 	    out/cpu/b6000/latest.svg
 '
 
-test_expect_success ROOT,BPF 'a running daemon draws last-hour.svg after each round' '
+test_expect_success ROOT,BPF 'a running daemon draws the flame graphs after each round' '
 	printf "[daemon]\ncollect_interval = 1\n[profile]\nsample_rate = 499\n" \
 	    >running.conf &&
 	daemon_start -v -c running.conf -o run &&
 	./b6000 -t 3 >burn2.out &&
-	daemon_wait_log_count "^sinks: last-hour.svg drawn, " 2 &&
+	drawn="^sinks: flame graphs drawn, [1-9][0-9]* latest.svg, [1-9]" &&
+	daemon_wait_log_count "$drawn" 2 &&
+	# After the round that wrote the profiles, not in it.
+	grep -E "^round [0-9]+: |$drawn" "$DAEMON_LOG" | head -n 1 >first &&
+	grep "^round " first &&
+	test_path_is_file run/cpu/b6000/latest.svg &&
 	test_path_is_file run/cpu/b6000/last-hour.svg &&
 	grep "</svg>" run/cpu/b6000/last-hour.svg &&
 	! grep "stopping" "$DAEMON_LOG" &&
