@@ -32,6 +32,14 @@
 
 /* Reads of /proc/PID/maps since start: a cost to keep low. */
 static uint64_t		 procmaps_nreads;
+/*
+ * stdio's buffer for them.  Its default for /proc is 1 KB, a read(2)
+ * per KB, each going back into the kernel's seq_file; a process's maps
+ * are usually 4 to 40 KB and come in one or two reads with this, and
+ * without the fstat(2) stdio makes to size its own buffer.  One
+ * thread reads maps, one file at a time.
+ */
+static char		 procmaps_iobuf[64 * 1024];
 
 struct procmaps_parser {
 	struct procmaps_entry	*v;
@@ -320,6 +328,7 @@ procmaps_read(pid_t pid)
 	procmaps_nreads++;
 	if ((f = fopen(path, "re")) == NULL)
 		return NULL;
+	setvbuf(f, procmaps_iobuf, _IOFBF, sizeof(procmaps_iobuf));
 	m = procmaps_parse(f);
 	saved = errno;
 	fclose(f);
