@@ -173,17 +173,27 @@ perfmap_status(const char *status, const char *field, long *first,
 	return n > 0 ? 0 : -1;
 }
 
-/* Is pid in our mount namespace? */
+/*
+ * Is pid in our mount namespace?  Ours is looked up once: the daemon
+ * never changes it, and this runs for every new process sampled.
+ */
 static int
 perfmap_same_mnt(pid_t pid)
 {
-	struct stat	 a, b;
-	char		 path[64];
+	static struct stat	 self;
+	static int		 have_self;
+	struct stat		 sb;
+	char			 path[64];
 
+	if (!have_self) {
+		if (stat("/proc/self/ns/mnt", &self) == -1)
+			return 0;
+		have_self = 1;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
-	if (stat(path, &a) == -1 || stat("/proc/self/ns/mnt", &b) == -1)
+	if (stat(path, &sb) == -1)
 		return 0;
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return sb.st_dev == self.st_dev && sb.st_ino == self.st_ino;
 }
 
 /* When the process started, from its start in clock ticks since boot. */

@@ -274,7 +274,8 @@ pids_python_detect(struct pids *p, struct pids_proc *proc,
 /*
  * Which target takes the process, with what labels; not profiled when
  * none does and targets_only is set.  The labels are kept until the
- * process execs or exits, or the targets change.
+ * process execs or exits, or the targets change.  Its exe is read only
+ * if a target matches on it.
  */
 static void
 pids_target(struct pids *p, struct pids_proc *proc)
@@ -288,7 +289,8 @@ pids_target(struct pids *p, struct pids_proc *proc)
 	f.pid = proc->pid;
 	f.comm = proc->comm;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)proc->pid);
-	if ((n = readlink(path, exe, sizeof(exe) - 1)) > 0) {
+	if (target_conf_uses_exe(p->conf) &&
+	    (n = readlink(path, exe, sizeof(exe) - 1)) > 0) {
 		exe[n] = '\0';
 		f.exe = exe;
 	}

@@ -1,5 +1,5 @@
 /*
- * The executable mappings of /proc/PID/maps.
+ * The executable mappings of /proc/PID/maps, and where the others are.
  *
  * A line is "start-end perms offset major:minor inode   path".  The
  * kernel writes it, but the path is whatever a process named its files,
@@ -32,6 +32,14 @@
 
 /* Reads of /proc/PID/maps since start: a cost to keep low. */
 static uint64_t		 procmaps_nreads;
+/*
+ * stdio's buffer for them.  Its default for /proc is 1 KB, a read(2)
+ * per KB, each going back into the kernel's seq_file; a process's maps
+ * are usually 4 to 40 KB and come in one or two reads with this, and
+ * without the fstat(2) stdio makes to size its own buffer.  One
+ * thread reads maps, one file at a time.
+ */
+static char		 procmaps_iobuf[64 * 1024];
 
 struct procmaps_parser {
 	struct procmaps_entry	*v;
@@ -39,6 +47,8 @@ struct procmaps_parser {
 	size_t			 n, cap;
 	char			*paths;
 	size_t			 paths_len, paths_cap;
+	struct procmaps_range	*data;
+	size_t			 ndata, data_cap;
 	size_t			 bad;
 };
 
@@ -113,7 +123,10 @@ procmaps_dec(const char **pp, uint64_t *v)
 	return 0;
 }
 
-/* Parse one line; 1 if it is an executable mapping, 0 if not, -1 bad. */
+/*
+ * Parse one line; 1 if it is an executable mapping, 0 if not (then only
+ * its start and end are set), -1 bad.
+ */
 static int
 procmaps_parse_line(const char *p, struct procmaps_entry *e,
     const char **path, size_t *pathlen)
@@ -205,6 +218,43 @@ procmaps_add(struct procmaps_parser *ps, const struct procmaps_entry *e,
 	ps->n++;
 }
 
+/* A non-executable mapping: merged with the one before if they touch. */
+static void
+procmaps_add_data(struct procmaps_parser *ps, const struct procmaps_entry *e)
+{
+	struct procmaps_range	*last;
+
+	if (ps->ndata > 0) {
+		last = &ps->data[ps->ndata - 1];
+		if (e->start == last->end) {
+			last->end = e->end;
+			return;
+		}
+	}
+	if (ps->ndata >= PROCMAPS_MAX) {
+		ps->bad++;
+		return;
+	}
+	if (ps->ndata == ps->data_cap) {
+		ps->data_cap = ps->data_cap ? ps->data_cap * 2 : 32;
+		ps->data = xreallocarray(ps->data, ps->data_cap,
+		    sizeof(*ps->data));
+	}
+	ps->data[ps->ndata].start = e->start;
+	ps->data[ps->ndata].end = e->end;
+	ps->ndata++;
+}
+
+static int
+procmaps_range_cmp(const void *a, const void *b)
+{
+	const struct procmaps_range	*x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return 0;
+}
+
 static int
 procmaps_cmp(const void *a, const void *b)
 {
@@ -239,6 +289,24 @@ procmaps_sort(struct procmaps *m)
 	m->n = j;
 }
 
+/*
+ * The other mappings, sorted for procmaps_is_data.  Overlaps can stay:
+ * one can only hide another's data, which costs a re-read, no name.
+ */
+static void
+procmaps_sort_data(struct procmaps *m)
+{
+	size_t	 i;
+
+	for (i = 1; i < m->ndata; i++) {
+		if (m->data[i].start < m->data[i - 1].start) {
+			qsort(m->data, m->ndata, sizeof(*m->data),
+			    procmaps_range_cmp);
+			return;
+		}
+	}
+}
+
 struct procmaps *
 procmaps_parse(FILE *f)
 {
@@ -259,6 +327,8 @@ procmaps_parse(FILE *f)
 		}
 		if ((r = procmaps_parse_line(line, &e, &path, &len)) == -1)
 			ps.bad++;
+		if (r == 0)
+			procmaps_add_data(&ps, &e);
 		if (r != 1)
 			continue;
 		if (ps.n >= PROCMAPS_MAX) {
@@ -273,6 +343,7 @@ procmaps_parse(FILE *f)
 		free(ps.v);
 		free(ps.offs);
 		free(ps.paths);
+		free(ps.data);
 		return NULL;
 	}
 	if (ps.bad > 0)
@@ -283,10 +354,13 @@ procmaps_parse(FILE *f)
 	m->n = ps.n;
 	m->paths = ps.paths;
 	m->paths_len = ps.paths_len;
+	m->data = ps.data;
+	m->ndata = ps.ndata;
 	for (i = 0; i < m->n; i++)
 		m->v[i].path = m->paths + ps.offs[i];
 	free(ps.offs);
 	procmaps_sort(m);
+	procmaps_sort_data(m);
 	return m;
 }
 
@@ -320,6 +394,7 @@ procmaps_read(pid_t pid)
 	procmaps_nreads++;
 	if ((f = fopen(path, "re")) == NULL)
 		return NULL;
+	setvbuf(f, procmaps_iobuf, _IOFBF, sizeof(procmaps_iobuf));
 	m = procmaps_parse(f);
 	saved = errno;
 	fclose(f);
@@ -353,6 +428,11 @@ procmaps_copy(const struct procmaps *m)
 	}
 	for (i = 0; i < c->n; i++)
 		c->v[i].path = c->paths + (m->v[i].path - m->paths);
+	if (m->ndata > 0) {
+		c->data = xreallocarray(NULL, m->ndata, sizeof(*c->data));
+		memcpy(c->data, m->data, m->ndata * sizeof(*c->data));
+		c->ndata = m->ndata;
+	}
 	return c;
 }
 
@@ -363,6 +443,7 @@ procmaps_free(struct procmaps *m)
 		return;
 	free(m->v);
 	free(m->paths);
+	free(m->data);
 	free(m);
 }
 
@@ -385,6 +466,25 @@ procmaps_lookup(const struct procmaps *m, uint64_t addr)
 	if (lo == 0 || addr >= m->v[lo - 1].end)
 		return NULL;
 	return &m->v[lo - 1];
+}
+
+/* Is addr in a non-executable mapping? */
+int
+procmaps_is_data(const struct procmaps *m, uint64_t addr)
+{
+	size_t	 lo = 0, hi, mid;
+
+	if (m == NULL)
+		return 0;
+	hi = m->ndata;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m->data[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && addr < m->data[lo - 1].end;
 }
 
 /* The file name of a mapping, for "module+0xoff". */

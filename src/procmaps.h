@@ -25,12 +25,24 @@ struct procmaps_entry {
 	const char		*path;		/* "" when anonymous */
 };
 
-/* Executable mappings, sorted by address. */
+/* A stretch of non-executable mappings: data, heap, stacks. */
+struct procmaps_range {
+	uint64_t		 start;
+	uint64_t		 end;
+};
+
+/*
+ * Executable mappings, sorted by address, and where the others lie
+ * (adjacent ones merged), so that an address found in none of the
+ * first can be told data from a hole.
+ */
 struct procmaps {
 	struct procmaps_entry	*v;
 	size_t			 n;
 	char			*paths;		/* every path, one block */
 	size_t			 paths_len;
+	struct procmaps_range	*data;
+	size_t			 ndata;
 };
 
 struct procmaps	*procmaps_parse(FILE *);
@@ -42,5 +54,6 @@ uint64_t	 procmaps_reads(void);
 const struct procmaps_entry *procmaps_lookup(const struct procmaps *,
 		    uint64_t);
 const char	*procmaps_basename(const struct procmaps_entry *);
+int		 procmaps_is_data(const struct procmaps *, uint64_t);
 
 #endif

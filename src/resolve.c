@@ -30,8 +30,19 @@
  * end of the round still gets names.  An address in no mapping makes us
  * read the maps again (a library loaded since), at most once per round
  * per process, and only while the process is the same one (its start
- * time has not changed).  A perf map is read when a frame first needs
- * it, and again when it changed, at most once per round per process.
+ * time has not changed).  Not for an address that cannot be code: one in
+ * a non-executable mapping (heap, stack, data), or where no mapping can
+ * be (the first page, above user space).  A stack walked by frame
+ * pointers through code built without them (bash) is full of those, a
+ * different few each round; a library loaded since lies where nothing
+ * was mapped.  Nor for an address where a re-read made for it found
+ * nothing either: sampled before that read, it was no code then (bash's
+ * stacks also hold the same few such values round after round); up to
+ * RESOLVE_BAD_MAX of them are remembered per process.  In case a mapping
+ * was replaced since, these two kinds still make us read the maps again
+ * once what we know is RESOLVE_DATA_ROUNDS rounds old.  A perf map is
+ * read when a frame first needs it, and again when it changed, at most
+ * once per round per process.
  */
 #include <sys/types.h>
 
@@ -54,6 +65,13 @@
 
 /* A kernel address kallsyms did not know reloads it, this rarely. */
 #define RESOLVE_KSYMS_RELOAD_ROUNDS	10
+/* Maps this old are read again even for an address that is no code. */
+#define RESOLVE_DATA_ROUNDS		8
+/* Addresses a re-read did not find, remembered per process. */
+#define RESOLVE_BAD_MAX			16
+/* No user mapping below or above these (x86-64 and arm64 alike). */
+#define RESOLVE_USER_MIN		0x1000ULL
+#define RESOLVE_USER_MAX		0x00ffffffffffffffULL
 
 struct resolve {
 	int			 module_offset;
@@ -71,6 +89,8 @@ struct resolve {
 	uint64_t		 unstable;	/* names that may change */
 	uint64_t		 frames, named, unknown;
 	uint64_t		 kept;		/* tables kept on a re-read */
+	uint64_t		 rereads;	/* maps read again */
+	uint64_t		 bad_skips;	/* re-reads spared: no code */
 	char			 buf[PATH_MAX + 32];
 };
 
@@ -81,6 +101,10 @@ struct resolve_proc {
 	uint64_t		 gen;		/* of these maps */
 	struct symcache_file	**files;	/* one per mapping */
 	uint64_t		 reread;	/* 1 + round of last re-read */
+	uint64_t		 loaded;	/* 1 + round of these maps */
+	uint64_t		 bad[RESOLVE_BAD_MAX];	/* in no mapping */
+	size_t			 nbad;
+	uint64_t		 bad_since;	/* 1 + round of the first */
 	size_t			 last;		/* mapping of the last frame */
 	struct perfmap		*pm;
 	struct perfmap_proc	 pmp;		/* whose map */
@@ -213,6 +237,7 @@ resolve_proc_load(struct resolve *r, struct resolve_proc *rp,
 	rp->files = files;
 	rp->last = 0;
 	rp->gen = ++r->gen;
+	rp->loaded = r->round + 1;
 }
 
 static void
@@ -373,20 +398,65 @@ resolve_proc_close(struct resolve *r, struct resolve_proc *rp)
 	free(rp);
 }
 
-/* An address in no mapping: maybe a library loaded since we read them. */
+/*
+ * Can addr be no code, as of the maps we have?  Then a re-read is not
+ * worth it unless they are old.
+ */
 static int
-resolve_proc_reread(struct resolve *r, struct resolve_proc *rp)
+resolve_proc_is_bad(struct resolve *r, struct resolve_proc *rp,
+    uint64_t addr)
+{
+	size_t	 i;
+
+	if (addr < RESOLVE_USER_MIN || addr > RESOLVE_USER_MAX)
+		return 1;
+	if (rp->nbad > 0 && r->round + 1 >= rp->bad_since +
+	    RESOLVE_DATA_ROUNDS)
+		rp->nbad = 0;
+	for (i = 0; i < rp->nbad; i++) {
+		if (rp->bad[i] == addr)
+			return 1;
+	}
+	if (r->round + 1 >= rp->loaded + RESOLVE_DATA_ROUNDS)
+		return 0;
+	return procmaps_is_data(rp->maps, addr);
+}
+
+static void
+resolve_proc_add_bad(struct resolve *r, struct resolve_proc *rp,
+    uint64_t addr)
+{
+	if (rp->nbad == RESOLVE_BAD_MAX)
+		return;
+	if (rp->nbad == 0)
+		rp->bad_since = r->round + 1;
+	rp->bad[rp->nbad++] = addr;
+}
+
+/*
+ * An address in no mapping: maybe a library loaded since we read them.
+ * 1 if the maps were read again.
+ */
+static int
+resolve_proc_reread(struct resolve *r, struct resolve_proc *rp,
+    uint64_t addr)
 {
 	struct procmaps		*maps;
 
 	if (rp->reread == r->round + 1)
 		return 0;
+	if (resolve_proc_is_bad(r, rp, addr)) {
+		r->bad_skips++;
+		return 0;
+	}
 	rp->reread = r->round + 1;
 	if (!resolve_proc_is_same(rp))
 		return 0;
 	if ((maps = procmaps_read(rp->pid)) == NULL)
 		return 0;
-	log_debug("pid %d: maps read again", (int)rp->pid);
+	log_debug("pid %d: maps read again for 0x%llx", (int)rp->pid,
+	    (unsigned long long)addr);
+	r->rereads++;
 	resolve_proc_load(r, rp, maps, 1);
 	return 1;
 }
@@ -446,8 +516,9 @@ resolve_user_names(struct resolve *r, struct resolve_proc *rp,
 		return 1;
 	}
 	if ((e = resolve_proc_find(rp, addr)) == NULL &&
-	    resolve_proc_reread(r, rp))
-		e = resolve_proc_find(rp, addr);
+	    resolve_proc_reread(r, rp, addr) &&
+	    (e = resolve_proc_find(rp, addr)) == NULL)
+		resolve_proc_add_bad(r, rp, addr);
 	if (e == NULL) {
 		/* A library mapped later, a perf map written later. */
 		r->unstable++;
@@ -677,4 +748,6 @@ resolve_stats(struct resolve *r, struct resolve_stats *st)
 	st->hits = cs.hits;
 	st->misses = cs.misses;
 	st->kept = r->kept;
+	st->rereads = r->rereads;
+	st->bad_skips = r->bad_skips;
 }

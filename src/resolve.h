@@ -22,6 +22,8 @@ struct resolve_stats {
 	size_t		ksym_bytes;	/* their memory */
 	uint64_t	hits, misses;	/* symbol table cache */
 	uint64_t	kept;		/* tables kept when maps are re-read */
+	uint64_t	rereads;	/* maps re-read for an address */
+	uint64_t	bad_skips;	/* not re-read: an address of no code */
 };
 
 struct resolve	*resolve_create(const struct config *);

@@ -262,6 +262,22 @@ target_conf_equal(const struct config *a, const struct config *b)
 	return 1;
 }
 
+/*
+ * Does any target match on exe?  If none does, the caller need not read
+ * /proc/PID/exe (a readlink for every new process it looks at).
+ */
+int
+target_conf_uses_exe(const struct config *conf)
+{
+	size_t	 i;
+
+	for (i = 0; i < conf->ntargets; i++) {
+		if (conf->targets[i].exe != NULL)
+			return 1;
+	}
+	return 0;
+}
+
 static int
 target_matches(const struct target_conf *t, const struct target_facts *f)
 {

@@ -54,6 +54,7 @@ int		 target_conf_equal(const struct config *,
 int		 target_name_is_valid(const char *);
 int		 target_label_name_is_valid(const char *);
 
+int		 target_conf_uses_exe(const struct config *);
 struct target_labels *target_labels(const struct config *,
 		    const struct target_facts *);
 void		 target_labels_free(struct target_labels *);

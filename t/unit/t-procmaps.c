@@ -137,6 +137,13 @@ test_fixture(void)
 	ok(procmaps_lookup(m, 0x7f000000e000) == NULL, "inode overflow");
 	ok(procmaps_lookup(m, 0x7f0000010000) == NULL, "truncated lines");
 	ok(procmaps_lookup(m, 0x7f0000012000) == NULL, "rw-p not kept");
+	ok(procmaps_is_data(m, 0x7f0000012000) &&
+	    procmaps_is_data(m, 0x7f0000012fff), "rw-p: data");
+	ok(procmaps_is_data(m, 0x55d0c0a01fff), "r--p: data");
+	ok(!procmaps_is_data(m, 0x55d0c0a02000), "r-xp: no data");
+	ok(!procmaps_is_data(m, 0x7f0000013000), "past the rw-p: no data");
+	ok(!procmaps_is_data(m, 0x1000), "below every mapping: no data");
+	ok(!procmaps_is_data(NULL, 0x1000), "no maps: no data");
 	ok(procmaps_lookup(m, 0x7f0000030000) == NULL, "over-long line");
 	ok(procmaps_lookup(m, 0x7f0000032000) == NULL, "line with a NUL");
 	e = procmaps_lookup(m, 0x7f0000014000);
@@ -269,6 +276,33 @@ test_self(void)
 }
 
 /* A copy is whole and stands alone: the original can go first. */
+/* Non-executable mappings that touch are one range; out of order too. */
+static void
+test_data(void)
+{
+	static const char	 buf[] =
+	    "7f0000004000-7f0000005000 rw-p 00000000 00:00 0\n"
+	    "7f0000001000-7f0000002000 r--p 00000000 08:01 3 /lib/a.so\n"
+	    "7f0000002000-7f0000003000 rw-p 00001000 08:01 3 /lib/a.so\n"
+	    "7f0000003000-7f0000004000 r-xp 00002000 08:01 3 /lib/a.so\n";
+	struct procmaps		*m, *c;
+
+	m = procmaps_parse_buf(buf, sizeof(buf) - 1);
+	ok(m != NULL && m->ndata == 2, "data: two ranges (%zu)",
+	    m != NULL ? m->ndata : 0);
+	if (m == NULL)
+		return;
+	ok(procmaps_is_data(m, 0x7f0000001000) &&
+	    procmaps_is_data(m, 0x7f0000002fff), "data: merged range");
+	ok(!procmaps_is_data(m, 0x7f0000003000), "data: the code between");
+	ok(procmaps_is_data(m, 0x7f0000004800), "data: sorted");
+	c = procmaps_copy(m);
+	procmaps_free(m);
+	ok(c->ndata == 2 && procmaps_is_data(c, 0x7f0000004800),
+	    "data: copied");
+	procmaps_free(c);
+}
+
 static void
 test_copy(void)
 {
@@ -311,6 +345,7 @@ main(void)
 	test_garbage();
 	test_path_budget();
 	test_self();
+	test_data();
 	test_copy();
 	return done_testing();
 }

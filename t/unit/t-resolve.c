@@ -175,6 +175,79 @@ out:
 	resolve_free(r);
 }
 
+/*
+ * An address that cannot be code (in a data mapping, in the first page,
+ * above user space) makes no re-read; one where nothing was mapped
+ * does, and if that finds nothing it is remembered; maps 8 rounds old
+ * (RESOLVE_DATA_ROUNDS), and what was remembered 8 rounds ago, are
+ * read again for any.
+ */
+static void
+test_bad(void)
+{
+	struct resolve		*r;
+	struct resolve_proc	*rp;
+	struct resolve_stats	 st;
+	static int		 datum;
+	void			*code, *hole;
+	uint64_t		 gen;
+	int			 i;
+
+	r = mkresolve(0, 1, 0, 0);
+	rp = resolve_proc_open(r, getpid());
+	ok(rp != NULL, "bad: opened ourselves");
+	if (rp == NULL)
+		goto out;
+	gen = resolve_proc_gen(rp);
+	resolve_user(r, rp, (uintptr_t)&datum);
+	resolve_user(r, rp, 0x10);
+	resolve_user(r, rp, 0xeddbae3e21f45ce5ULL);
+	resolve_stats(r, &st);
+	is_int(st.rereads, 0, "bad: data, first page, kernel half: "
+	    "not read again");
+	is_int(st.bad_skips, 3, "bad: three re-reads spared");
+	resolve_round_end(r);
+	code = mmap(NULL, 4096, PROT_READ | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED) {
+		ok(0, "bad: mmap");
+		goto out;
+	}
+	resolve_user(r, rp, (uintptr_t)code + 8);
+	resolve_stats(r, &st);
+	is_int(st.rereads, 1, "bad: code mapped since: read again");
+	ok(resolve_proc_gen(rp) > gen, "bad: code mapped since: new maps");
+	/* Mapped and gone since: a re-read for it finds nothing. */
+	resolve_round_end(r);
+	hole = mmap(NULL, 4096, PROT_READ | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (hole == MAP_FAILED) {
+		ok(0, "bad: mmap");
+		goto out;
+	}
+	munmap(hole, 4096);
+	resolve_user(r, rp, (uintptr_t)hole + 8);
+	resolve_stats(r, &st);
+	is_int(st.rereads, 2, "bad: a hole: read again");
+	resolve_round_end(r);
+	resolve_user(r, rp, (uintptr_t)hole + 8);
+	resolve_stats(r, &st);
+	is_int(st.rereads, 2, "bad: the hole, next round: remembered");
+	for (i = 0; i < 8; i++)
+		resolve_round_end(r);
+	resolve_user(r, rp, (uintptr_t)&datum);
+	resolve_stats(r, &st);
+	is_int(st.rereads, 3, "bad: maps 8 rounds old: read again");
+	resolve_round_end(r);
+	resolve_user(r, rp, (uintptr_t)hole + 8);
+	resolve_stats(r, &st);
+	is_int(st.rereads, 4, "bad: remembered 8 rounds ago: read again");
+	munmap(code, 4096);
+out:
+	resolve_proc_close(r, rp);
+	resolve_free(r);
+}
+
 /* The unknown forms, on a stripped executable. */
 static void
 test_unknown(void)
@@ -586,6 +659,7 @@ main(void)
 	test_exe("pie");
 	test_exe("nopie");
 	test_dlopen();
+	test_bad();
 	test_unknown();
 	test_deleted();
 	test_cache();

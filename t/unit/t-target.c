@@ -93,6 +93,7 @@ main(void)
 		return done_testing();
 	is_int(conf->ntargets, 5, "five targets");
 	is_str(conf->targets[0].name, "web", "in file order");
+	ok(target_conf_uses_exe(conf), "a target matches on exe");
 	is_int(conf->label_pid, 1, "[targets] label_pid");
 
 	/* AND of rules: comm and exe. */
@@ -145,6 +146,7 @@ main(void)
 	is_str(service_of(conf, 7, "x", NULL, "0::/\n"), "x", "x is taken");
 	is_str(service_of(conf, 7, "y", NULL, "0::/\n"), "(none)",
 	    "y is not profiled");
+	ok(!target_conf_uses_exe(conf), "no target matches on exe");
 	config_free(conf);
 
 	/* Errors, each with its line. */
