@@ -735,11 +735,13 @@ collect_log_state(struct collect *c)
 	    (unsigned long long)ns.cleared);
 	log_info("symbols: %llu frames, %llu named, %llu unknown; %zu tables "
 	    "(%zu bytes), %zu kernel symbols, cache %llu hits %llu misses, "
-	    "%llu kept when maps were read again",
+	    "%llu kept when maps were read again; maps read again %llu times "
+	    "for an address, not for %llu addresses of no code",
 	    (unsigned long long)rs.frames, (unsigned long long)rs.named,
 	    (unsigned long long)rs.unknown, rs.files, rs.file_bytes, rs.ksyms,
 	    (unsigned long long)rs.hits, (unsigned long long)rs.misses,
-	    (unsigned long long)rs.kept);
+	    (unsigned long long)rs.kept, (unsigned long long)rs.rereads,
+	    (unsigned long long)rs.bad_skips);
 }
 
 void
