@@ -7,8 +7,10 @@
 #   bench/oncpu-cost.sh [build-dir]
 #
 # Each tool profiles for $BENCH_SECONDS (60) seconds.  CPU time is user +
-# sys of the tool's processes (/proc/PID/stat, and the exact total at
-# exit): for perf, perf record and then perf report; for profile-bpfcc,
+# sys of the tool's processes (at start-up from the threads' schedstat,
+# in ns, and the exact total at exit; /proc/PID/stat's ticks put up to
+# 20 ms of start-up in the steady figure): for perf, perf record and
+# then perf report; for profile-bpfcc,
 # its start-up compile (until its perf events exist) apart from the
 # steady state.  Peak RSS is VmHWM.  Goal: ebpfspyd below 0.5% of one
 # core, at most a fifth of profile-bpfcc; peak RSS below 30 MB.
@@ -119,7 +121,7 @@ bench_wait_log "$BENCH_TMP/ebpfspyd.out" '^ready: ' 60 || {
 }
 t1=$(bench_now)
 f0=$(forks)
-e_start=$(bench_cpu_ms "$BENCH_PID_ebpfspyd")
+e_start=$(bench_cpu_exact_ms "$BENCH_PID_ebpfspyd")
 e_startwall=$(echo "$t1 $t0" | awk '{ printf "%.2f", $1 - $2 }')
 bench_watch ebpfspyd "$SECS"
 # SIGUSR1: the daemon logs its state, its symbol tables among it.
@@ -146,7 +148,7 @@ bench_run perf_record perf record -F 97 -a -g -o "$BENCH_TMP/perf.data"
 bench_wait_perf_fds "$BENCH_PID_perf_record" 30 ||
     bench_die "perf record did not start: $(cat "$BENCH_TMP/perf_record.out")"
 t1=$(bench_now)
-p_start=$(bench_cpu_ms "$BENCH_PID_perf_record")
+p_start=$(bench_cpu_exact_ms "$BENCH_PID_perf_record")
 bench_watch perf_record "$SECS"
 bench_stop_watch perf_record INT
 t2=$(bench_now)
@@ -181,7 +183,7 @@ if test -n "$BPFCC"; then
 	fi
 	if bench_wait_perf_fds "$BENCH_PID_bpfcc" 600; then
 		t1=$(bench_now)
-		c_start=$(bench_cpu_ms "$BENCH_PID_bpfcc")
+		c_start=$(bench_cpu_exact_ms "$BENCH_PID_bpfcc")
 		f0=$(forks)
 		c_startwall=$(echo "$t1 $t0" | awk '{ printf "%.1f", $1 - $2 }')
 		bench_watch bpfcc 3600
