@@ -5,8 +5,8 @@ struct ebpfspyd;
 struct watch;
 
 /*
- * Watch the configuration file for changes through inotify on its
- * directory, and schedule a reload when a new version is in place.
+ * Watch the configuration file for changes through inotify on it and
+ * its directory, and schedule a reload when a new version is in place.
  * NULL (logged) when the directory cannot be watched.
  */
 struct watch	*watch_open(struct ebpfspyd *);

@@ -113,6 +113,65 @@ test_expect_success ROOT,BPF 'an edit and a SIGHUP together make one reload' '
 	count_log "^reloaded " 6
 '
 
+# wakeups: the daemon's voluntary context switches so far.
+wakeups () {
+	awk '$1 == "voluntary_ctxt_switches:" { print $2 }' \
+	    "/proc/$(daemon_pid)/status"
+}
+
+test_expect_success ROOT,BPF 'writes to other files there do not wake it' '
+	# 50 writes 20 ms apart by one process: a watch that saw them
+	# would wake the daemon for each.  A few wakeups are its own
+	# (that process exec, sampled, exit).
+	w0=$(wakeups) &&
+	python3 -c "
+import time
+for i in range(50):
+    with open(\"etc/busy.log\", \"w\") as f:
+        f.write(\"%d\n\" % i)
+    time.sleep(0.02)
+" &&
+	w1=$(wakeups) &&
+	echo "woken $((w1 - w0)) times" &&
+	test $((w1 - w0)) -lt 20 &&
+	count_log "^reloaded " 6
+'
+
+test_expect_success ROOT,BPF 'a file created again waits for its writer' '
+	rm "$conf" &&
+	daemon_wait_log_count "^$conf: removed, waiting" 2 &&
+	exec 3>"$conf" &&
+	printf "[daemon]\ncollect_interval = 60\n" >&3 &&
+	daemon_wait_log "^$conf: created, waiting for its writer\$" &&
+	# Past the reload delay: no reload of half a file.
+	sleep 1 &&
+	count_log "^reloaded " 6 &&
+	printf "[profile]\nsample_rate = 88\n" >&3 &&
+	exec 3>&- &&
+	daemon_wait_log_count "^reloaded " 7 &&
+	grep "^$conf: changed (written)\$" "$DAEMON_LOG" &&
+	dump_state &&
+	grep "sample_rate 88," state
+'
+
+test_expect_success ROOT,BPF 'a file created and closed unseen is reloaded' '
+	# Stopped, the daemon reads the events after the writer closed:
+	# only the lease tells it the writer is done.
+	daemon_signal STOP &&
+	mv "$conf" "$conf~" &&
+	set_rate 99 >"$conf" &&
+	daemon_signal CONT &&
+	daemon_wait_log_count "^reloaded " 8 &&
+	grep "^$conf: changed (created)\$" "$DAEMON_LOG" &&
+	dump_state &&
+	grep "sample_rate 99," state &&
+	# The new inode is watched: a write in place reloads.
+	set_rate 98 >"$conf" &&
+	daemon_wait_log_count "^reloaded " 9 &&
+	dump_state &&
+	grep "sample_rate 98," state
+'
+
 test_expect_success ROOT,BPF 'the daemon stops cleanly' '
 	daemon_stop &&
 	grep "^exiting\$" "$DAEMON_LOG"
