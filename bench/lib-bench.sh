@@ -13,11 +13,13 @@
 #   bench_stop NAME [SIG]	send SIG (TERM) to NAME, wait for it
 #   bench_wait_log FILE ERE [SECS]
 #				wait until a line of FILE matches ERE
-#   bench_wait_fd PID TEXT [SECS]
-#				wait until a descriptor of PID links to TEXT
-#				(anon_inode:bpf_link: a BPF program attached)
+#   bench_wait_fd PID TEXT [SECS [N]]
+#				wait until N (1) descriptors of PID link to
+#				TEXT (anon_inode:bpf_link: a BPF program
+#				attached)
 #   bench_wait_perf_fds PID [SECS]
-#				wait until PID holds a perf event: attached
+#				wait until PID holds a perf event per CPU:
+#				attached
 #   bench_cpu_ms PID		user+sys CPU of PID and its reaped children
 #   bench_cpu_exact_ms PID	the same, to the ms where the kernel allows
 #   bench_total_cpu_ms NAME	user+sys CPU of NAME at its exit (exact)
@@ -191,22 +193,28 @@ bench_wait_log () {
 }
 
 bench_wait_fd () {
-	local steps=$((${3:-60} * 20)) fd
+	local steps=$((${3:-60} * 20)) fd n
 	while test $steps -gt 0; do
 		kill -0 "$1" 2>/dev/null || return 1
+		n=0
 		for fd in /proc/"$1"/fd/*; do
 			case $(readlink "$fd" 2>/dev/null) in
-			*$2*) return 0 ;;
+			*$2*) n=$((n + 1)) ;;
 			esac
 		done
+		test $n -ge "${4:-1}" && return 0
 		bench_sleep 0.05
 		steps=$((steps - 1))
 	done
 	return 1
 }
 
+# One perf event per CPU: a tool that profiles the whole machine has
+# attached when it holds that many.  profile-bpfcc once held a perf
+# event a second before its compile was done, and its compile was then
+# counted as its steady state.
 bench_wait_perf_fds () {
-	bench_wait_fd "$1" perf_event "${2:-60}"
+	bench_wait_fd "$1" perf_event "${2:-60}" "$(nproc)"
 }
 
 bench_cpu_ms () {

@@ -181,7 +181,9 @@ if test -n "$BPFCC"; then
 	else
 		bench_run bpfcc profile-bpfcc -F 97 -f "$SECS"
 	fi
-	if bench_wait_perf_fds "$BENCH_PID_bpfcc" 600; then
+	# Compiled: its program is loaded; attached: a perf event per CPU.
+	if bench_wait_fd "$BENCH_PID_bpfcc" bpf-prog 600 &&
+	    bench_wait_perf_fds "$BENCH_PID_bpfcc" 60; then
 		t1=$(bench_now)
 		c_start=$(bench_cpu_exact_ms "$BENCH_PID_bpfcc")
 		f0=$(forks)
