@@ -76,6 +76,29 @@ test_expect_success ROOT,BPF 'a full counts map is counted' '
 	test "$full" -gt 0
 '
 
+# Stacks go to the daemon through a ring once a round: one that comes
+# back in the next rounds is sent again and named again each time.
+test_expect_success ROOT,BPF 'stacks of every round are sent again and named' '
+	rm -rf out &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 997
+	EOF
+	sed -i "s/^collect_interval = .*/collect_interval = 1/" ebpfspy.conf &&
+	daemon_start -c ebpfspy.conf -o out &&
+	./b3002 -m stacks -d 2 -t 4 >w1.out &&
+	again=$(daemon_state_value "[0-9]+ of stacks held already") &&
+	daemon_stop &&
+	echo "$again stack records of stacks held already" &&
+	test "$again" -gt 0 &&
+	rounds=$(grep -E -l ";path_0;path_0;path_0;burn_a( |;)" \
+	    out/cpu/b3002/*.folded |
+	    wc -l) &&
+	echo "the same stack named in $rounds rounds" &&
+	test "$rounds" -ge 3 &&
+	! cat out/cpu/b3002/*.folded | grep "\[lost stack\]"
+'
+
 # A daemon that does not read the stack ring for a while (stopped here)
 # loses the stacks that do not fit, counted, and goes on.
 test_expect_success ROOT,BPF 'a full stack ring is counted' '
