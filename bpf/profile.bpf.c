@@ -268,10 +268,9 @@ stack_send(struct profile_stack_rec *rec, __u64 h, __u32 n)
 /*
  * Walk a stack and send it under the hash of its frames (stack_send()).
  * Returns the id, 0 when there is no stack, or when the ring has no
- * room for it: the sample is counted without that stack, as it was
- * when a full map of stacks lost it.  Content addressing means two
- * different stacks never share an id the way stack-trace map buckets
- * do.
+ * room for it: the sample is counted without that stack.  Content
+ * addressing means two different stacks never share an id the way
+ * stack-trace map buckets do.
  */
 static __always_inline __u64
 stack_store(void *ctx, __u64 flags, __u32 err_stat,

@@ -151,7 +151,7 @@ enum profile_stat {
 	PROFILE_STAT_UNKNOWN_DROP,	/* samples of pids awaiting config */
 	PROFILE_STAT_PID_MAP_FULL,	/* placeholder insert failed */
 	PROFILE_STAT_COUNTS_FULL,	/* counts map full: sample lost */
-	PROFILE_STAT_STACKS_FULL,	/* stacks maps full: stack lost */
+	PROFILE_STAT_STACKS_FULL,	/* stack ring full: stack lost */
 	PROFILE_STAT_USTACK_ERR,	/* user stack walk failed */
 	PROFILE_STAT_KSTACK_ERR,	/* kernel stack walk failed */
 	PROFILE_STAT_RINGBUF_LOST,	/* event not taken by ring buffer */

@@ -531,9 +531,12 @@ session_stack_gen_next(struct session *s)
 	s->stack_gen++;
 	if ((s->stack_gen & PROFILE_STACK_GEN_MASK) == 0) {
 		fd = bpf_map__fd(s->skel->maps.stack_seen);
-		for (i = 0; i < s->stack_seen_size; i++)
-			if (bpf_map_update_elem(fd, &i, &zero, BPF_ANY) != 0)
+		for (i = 0; i < s->stack_seen_size; i++) {
+			if (bpf_map_update_elem(fd, &i, &zero, BPF_ANY) != 0) {
+				log_warn("clear stack_seen");
 				break;
+			}
+		}
 		s->stack_gen++;
 	}
 	s->skel->bss->stack_gen = s->stack_gen;
