@@ -3,7 +3,8 @@
  * ebpfspy's BPF side: on-CPU samples from a software cpu-clock perf event,
  * off-CPU time from sched_switch, process exec/exit from the scheduler
  * tracepoints.  Counts are aggregated here, keyed by {pid, kernel stack,
- * user stack}; userspace drains them once per round.
+ * user stack}; userspace drains them once per round.  The stacks' frames
+ * go to userspace through a ring buffer, each once a round.
  *
  * Every tracepoint is attached as a raw or BTF tracepoint: neither needs
  * tracefs mounted, and neither needs kprobes, which this kernel lacks.
@@ -52,25 +53,29 @@ struct {
 } counts SEC(".maps");
 
 /*
- * Stacks by depth (PROFILE_STACK_SHORT): the short ones, preallocated,
- * and the deep ones, allocated as they come: a deep stack is the
- * exception, and a preallocated map of 1 KiB values would cost the
- * kernel its whole size whatever it holds.
+ * Native stacks go to userspace through their own ring, so that a
+ * round takes them without a system call per stack, and so that they
+ * never crowd the process events out of theirs.  Each stack is sent
+ * once a generation (a round: userspace bumps stack_gen at each
+ * round's start), the daemon keeps its copy while it is counted, and
+ * stack_seen says which were sent this generation (stack_store).
+ * Userspace sizes both: stack_seen a power of two of entries,
+ * stack_seen_mask the number less one; stack_rb some 64 bytes a stack.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 32768);
-	__type(key, __u64);
-	__type(value, struct profile_stack_short);
-} stacks SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} stack_seen SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 32768);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u64);
-	__type(value, struct profile_stack);
-} stacks_long SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 2048 * 1024);
+} stack_rb SEC(".maps");
+
+const volatile __u32 stack_seen_mask = 65535;
+volatile __u32 stack_gen;	/* 0 before userspace sets it: as 1 */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -102,12 +107,15 @@ struct {
 	__type(value, char[PROFILE_COMM_LEN]);
 } thread_comm SEC(".maps");
 
-/* A stack is too large for the 512-byte BPF stack: walk into this. */
+/*
+ * A stack is too large for the 512-byte BPF stack: walk into this,
+ * behind the header of its ring record.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct profile_stack);
+	__type(value, struct profile_stack_rec);
 } scratch SEC(".maps");
 
 static __always_inline void
@@ -202,39 +210,77 @@ hash_mix(__u64 h)
 	return h;
 }
 
+/* Slots of stack_seen looked at for a stack, from its home slot on. */
+#define STACK_SEEN_PROBES	8
+
 /*
- * Store a stack unless the map holds it: 0 when it does now.  Most
- * stacks are seen before: a lookup finds them, where an insert would
- * lock the bucket to fail and still need a lookup.
+ * Send a stack record unless it went this generation.  A stack_seen
+ * slot holds a tag: the id's high bits and the generation it was sent
+ * in, in the low bits; never 0, as the generation is not.  A slot of
+ * another generation is free, so a new round frees them all at once.
+ * Loads and stores are plain: two CPUs that race for a slot or a stack
+ * send it twice, which costs userspace a lookup.  The tag is written
+ * after the record is committed: a sample that finds it and sends
+ * nothing has its stack in the ring before its count is added.  With
+ * no slot free among the probes, the stack is sent anyway.  0 when it
+ * is in the ring, -1 when the ring is full.
  */
 static __always_inline int
-stack_put(void *map, __u64 *h, struct profile_stack *buf)
+stack_send(struct profile_stack_rec *rec, __u64 h, __u32 n)
 {
-	if (bpf_map_lookup_elem(map, h) != NULL ||
-	    bpf_map_update_elem(map, h, buf, BPF_NOEXIST) == 0 ||
-	    bpf_map_lookup_elem(map, h) != NULL)
-		return 0;
-	return -1;
+	__u64	 gen, tag, t, *v, *slot = NULL, flags = BPF_RB_NO_WAKEUP;
+	__u32	 i, k;
+
+	gen = stack_gen & PROFILE_STACK_GEN_MASK;
+	if (gen == 0)
+		gen = 1;
+	tag = (h & ~PROFILE_STACK_GEN_MASK) | gen;
+	for (i = 0; i < STACK_SEEN_PROBES; i++) {
+		k = ((__u32)(h >> 16) + i) & stack_seen_mask;
+		if ((v = bpf_map_lookup_elem(&stack_seen, &k)) == NULL)
+			break;
+		t = *(volatile __u64 *)v;
+		if (t == tag)
+			return 0;
+		if ((t & PROFILE_STACK_GEN_MASK) != gen) {
+			slot = v;
+			break;
+		}
+	}
+	rec->id = h;
+	rec->n = n;
+	rec->pad = 0;
+	/*
+	 * Userspace reads the ring at each round's start; a quarter of it
+	 * unread (a round of many new stacks) wakes it to make room.
+	 */
+	if (bpf_ringbuf_query(&stack_rb, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&stack_rb, BPF_RB_RING_SIZE) / 4)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&stack_rb, rec, 16 + n * sizeof(__u64),
+	    flags) != 0)
+		return -1;
+	if (slot != NULL)
+		*(volatile __u64 *)slot = tag;
+	return 0;
 }
 
 /*
- * Walk a stack and store it under the hash of its frames.  Returns the
- * id, 0 when there is no stack.  Content addressing means two different
- * stacks never share a slot the way stack-trace map buckets do.  A
- * short stack goes into the map of short values (its first
- * PROFILE_STACK_SHORT words); a deep one, or a short one that finds
- * that map full, into stacks_long.  An id may then be in both maps for
- * a while, with the same frames.
+ * Walk a stack and send it under the hash of its frames (stack_send()).
+ * Returns the id, 0 when there is no stack, or when the ring has no
+ * room for it: the sample is counted without that stack.  Content
+ * addressing means two different stacks never share an id the way
+ * stack-trace map buckets do.
  */
 static __always_inline __u64
 stack_store(void *ctx, __u64 flags, __u32 err_stat,
     struct profile_pid_config *cfg, __u32 pid)
 {
-	struct profile_stack	*buf;
-	__u32			 zero = 0;
-	__u64			 h, lo = 0, hi = 0;
-	long			 n;
-	int			 i, hit = 0;
+	struct profile_stack_rec	*buf;
+	__u32				 zero = 0;
+	__u64				 h, lo = 0, hi = 0;
+	long				 n;
+	int				 i, hit = 0;
 
 	buf = bpf_map_lookup_elem(&scratch, &zero);
 	if (buf == NULL)
@@ -245,6 +291,8 @@ stack_store(void *ctx, __u64 flags, __u32 err_stat,
 	if (n <= 0)
 		return 0;
 	n /= sizeof(__u64);
+	if (n > PROFILE_STACK_DEPTH)
+		n = PROFILE_STACK_DEPTH;
 	if (cfg != NULL && (cfg->flags & PROFILE_PID_F_NOTIFY)) {
 		lo = cfg->notify_lo;
 		hi = cfg->notify_hi;
@@ -261,8 +309,7 @@ stack_store(void *ctx, __u64 flags, __u32 err_stat,
 	h = hash_mix(h);
 	if (h == 0)
 		h = 1;
-	if ((n > PROFILE_STACK_SHORT || stack_put(&stacks, &h, buf) != 0) &&
-	    stack_put(&stacks_long, &h, buf) != 0) {
+	if (stack_send(buf, h, n) != 0) {
 		stat_add(PROFILE_STAT_STACKS_FULL, 1);
 		h = 0;
 	}

@@ -12,13 +12,10 @@
 
 #define PROFILE_STACK_DEPTH	127
 /*
- * Stacks are stored in two maps by their depth: most are short, and a
- * value is copied whole at every insert and every drain, whatever the
- * depth.  A stack of up to PROFILE_STACK_SHORT frames goes into the
- * map of short values (stacks), a deeper one, or a short one when that
- * map is full, into the map of whole values (stacks_long).
+ * Bits of the stack_seen tags (bpf/profile.bpf.c) that hold the
+ * generation; the others hold the stack id's.
  */
-#define PROFILE_STACK_SHORT	32
+#define PROFILE_STACK_GEN_MASK	0xffffULL
 #define PROFILE_COMM_LEN	16
 
 /* How a process is profiled, written by userspace into pid_config. */
@@ -77,10 +74,11 @@ enum profile_kind {
 
 /*
  * Key of the counts map.  Stacks are content-addressed: a stack's id is a
- * 64-bit hash of its frames, and the frames are stored once in the stacks
- * map under that id.  Unlike a BPF stack-trace map's bucket index, two
- * different stacks practically never share an id, so no sample is ever
- * given another stack's frames or dropped for a bucket collision.
+ * 64-bit hash of its frames, and the frames are sent under that id
+ * through the stack ring (stack_rb), once a generation.  Unlike a BPF
+ * stack-trace map's bucket index, two different stacks practically
+ * never share an id, so no sample is ever given another stack's frames
+ * or dropped for a bucket collision.
  * An id of 0 means "no stack" (not collected, or the walk failed).
  */
 struct profile_key {
@@ -98,8 +96,15 @@ struct profile_stack {
 	__u64	ip[PROFILE_STACK_DEPTH];
 };
 
-struct profile_stack_short {
-	__u64	ip[PROFILE_STACK_SHORT];
+/*
+ * A record of the stack ring: only the n frames walked are sent, so a
+ * record is 16 + 8 * n bytes.  BPF walks the stack into a whole one.
+ */
+struct profile_stack_rec {
+	__u64	id;
+	__u32	n;
+	__u32	pad;
+	__u64	ip[PROFILE_STACK_DEPTH];
 };
 
 /* Events sent through the BPF ring buffer. */
@@ -146,7 +151,7 @@ enum profile_stat {
 	PROFILE_STAT_UNKNOWN_DROP,	/* samples of pids awaiting config */
 	PROFILE_STAT_PID_MAP_FULL,	/* placeholder insert failed */
 	PROFILE_STAT_COUNTS_FULL,	/* counts map full: sample lost */
-	PROFILE_STAT_STACKS_FULL,	/* stacks maps full: stack lost */
+	PROFILE_STAT_STACKS_FULL,	/* stack ring full: stack lost */
 	PROFILE_STAT_USTACK_ERR,	/* user stack walk failed */
 	PROFILE_STAT_KSTACK_ERR,	/* kernel stack walk failed */
 	PROFILE_STAT_RINGBUF_LOST,	/* event not taken by ring buffer */

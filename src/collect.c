@@ -98,6 +98,34 @@ collect_now(clockid_t clk)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* A native stack record of BPF's ring. */
+static void
+collect_stack_cb(uint64_t id, const uint64_t *ip, size_t n, void *arg)
+{
+	struct collect	*c = arg;
+
+	stacks_add(c->stacks, id, ip, n);
+}
+
+/*
+ * A native stack for whoever asks the session (an exec's first sample,
+ * a new Python stack): peeked at, so that asking keeps no stack longer.
+ */
+static int
+collect_stack_lookup_cb(uint64_t id, struct profile_stack *st, void *arg)
+{
+	struct collect	*c = arg;
+	const uint64_t	*ip;
+	size_t		 n;
+
+	if ((ip = stacks_peek(c->stacks, id, &n)) == NULL)
+		return -1;
+	if (n > PROFILE_STACK_DEPTH)
+		n = PROFILE_STACK_DEPTH;
+	memcpy(st->ip, ip, n * sizeof(*ip));
+	return 0;
+}
+
 struct collect *
 collect_create(struct session *session, struct pids *pids,
     struct resolve *resolve, struct sinks *sinks)
@@ -108,7 +136,9 @@ collect_create(struct session *session, struct pids *pids,
 	c->session = session;
 	c->pids = pids;
 	c->resolve = resolve;
-	c->stacks = stacks_create(session);
+	c->stacks = stacks_create();
+	session_set_stack_cb(session, collect_stack_cb,
+	    collect_stack_lookup_cb, c);
 	c->symstats = symstats_create();
 	c->pystacks = stacks_create_map(session_pystacks_fd(session),
 	    sizeof(struct profile_pystack) / sizeof(uint64_t),
@@ -145,6 +175,7 @@ collect_free(struct collect *c)
 {
 	if (c == NULL)
 		return;
+	session_set_stack_cb(c->session, NULL, NULL, NULL);
 	collect_profs_clear(c);
 	free(c->profs);
 	free(c->round_profs);
@@ -646,12 +677,21 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	}
 	stacknames_configure(c->names, COLLECT_NAMES_ROUNDS,
 	    4 * (size_t)conf->stack_map_entries);
+	/*
+	 * Stacks sampled from now on are sent again: those counted in the
+	 * next round are there then, whatever this round keeps.
+	 */
+	session_stack_gen_next(c->session);
 	/* Events first: a pid's exec or exit precedes its counts. */
 	session_drain_events(c->session);
 	collect_drain(c);
 	if (final && session_offcpu_attached(c->session))
 		collect_offcpu_inflight(c, conf);
-	stacks_take(c->stacks);
+	/*
+	 * A sample's stack is in the ring before its count is added
+	 * (bpf/profile.bpf.c): now every stack of the counts drained is.
+	 */
+	session_drain_events(c->session);
 	now = collect_now(CLOCK_REALTIME);
 	t1 = collect_now(CLOCK_MONOTONIC);
 	u1 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
@@ -693,14 +733,14 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	stacks_stats(c->stacks, &st);
 	stacknames_stats(c->names, &ns);
 	log_debug("collect: round %llu: drain %.1f, name %.1f, sinks %.1f, "
-	    "end %.1f ms (CPU %.1f, %.1f, %.1f, %.1f); so far %llu stacks read "
-	    "one by one, %llu taken, %llu named again, %llu named from their "
+	    "end %.1f ms (CPU %.1f, %.1f, %.1f, %.1f); so far %llu stacks not "
+	    "held, %llu received, %llu named again, %llu named from their "
 	    "names kept, %llu trims", (unsigned long long)c->rounds,
 	    (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6,
 	    c->last_ms - (t3 - t0) / 1e6, (u1 - u0) / 1e6, (u2 - u1) / 1e6,
 	    (u3 - u2) / 1e6, cpu_ms - (u3 - u0) / 1e6,
 	    (unsigned long long)st.misses,
-	    (unsigned long long)st.taken, (unsigned long long)ns.misses,
+	    (unsigned long long)st.records, (unsigned long long)ns.misses,
 	    (unsigned long long)ns.hits, (unsigned long long)c->trims);
 	return rc;
 }
@@ -721,10 +761,10 @@ collect_log_state(struct collect *c)
 	    (unsigned long long)c->offcpu_ns,
 	    (unsigned long long)c->lost_stacks);
 	log_info("stacks: %zu cached, %llu hits, %llu misses, %llu lost, "
-	    "%llu taken, %llu deleted, %llu swept", st.entries,
+	    "%llu records, %llu of stacks held already", st.entries,
 	    (unsigned long long)st.hits, (unsigned long long)st.misses,
-	    (unsigned long long)st.lost, (unsigned long long)st.taken,
-	    (unsigned long long)st.deleted, (unsigned long long)st.swept);
+	    (unsigned long long)st.lost, (unsigned long long)st.records,
+	    (unsigned long long)st.again);
 	stacknames_stats(c->names, &ns);
 	log_info("stack names: %zu stacks, %zu frames, %zu names, %zu bytes; "
 	    "stacks %llu hits %llu misses, frames %llu hits %llu misses, "

@@ -78,7 +78,7 @@ const struct config_key config_keys[] = {
 	    CONFIG_RESTART, "distinct {pid, stacks} counted per round" },
 	{ "profile", "stack_map_entries", CONFIG_INT, OFF(stack_map_entries),
 	    1024, 4194304, NULL, "32768", CONFIG_RESTART,
-	    "distinct stacks kept in the kernel, per map (short, deep)" },
+	    "distinct stacks sent to the daemon per round, at most" },
 	{ "profile", "offcpu_map_entries", CONFIG_INT,
 	    OFF(offcpu_map_entries), 1024, 4194304, NULL, "32768",
 	    CONFIG_RESTART, "threads blocked at once that are tracked" },

@@ -127,10 +127,6 @@ metrics_state_bpf(struct json *j, struct ebpfspyd *d)
 	    c->pid_map_entries);
 	metrics_state_map(j, "counts", session_counts_fd(s),
 	    c->counts_map_entries);
-	metrics_state_map(j, "stacks", session_stacks_fd(s),
-	    c->stack_map_entries);
-	metrics_state_map(j, "stacks_long", session_stacks_long_fd(s),
-	    c->stack_map_entries);
 	metrics_state_map(j, "offcpu_start", session_offcpu_fd(s),
 	    c->offcpu_map_entries);
 	json_object_end(j);

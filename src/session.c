@@ -1,8 +1,8 @@
 /*
  * The BPF session: the skeleton of bpf/profile.bpf.c from open to
  * destroy, the per-CPU perf events that drive on-CPU sampling, the
- * sched_switch program of off-CPU profiling, and the ring buffer of
- * process events joined to the loop.  libbpf's -errno returns are turned
+ * sched_switch program of off-CPU profiling, and the ring buffers of
+ * native stacks and of process events joined to the loop.  libbpf's -errno returns are turned
  * into -1 and errno here, where libbpf is called.
  */
 #include <sys/ioctl.h>
@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,11 @@ struct session {
 	ev_io			 rb_ev;
 	session_event_cb	 cb;
 	void			*cb_arg;
+	session_stack_cb	 stack_cb;	/* the stack ring's records */
+	session_stack_lookup_cb	 lookup_cb;	/* the daemon's copies */
+	void			*stack_arg;
+	uint32_t		 stack_gen;	/* bpf/profile.bpf.c */
+	uint32_t		 stack_seen_size;
 
 	int			 use_btf;	/* tp_btf sched_switch loaded */
 	struct session_cpu	*cpus;
@@ -250,6 +256,24 @@ session_rb_sample(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* A record of the stack ring: its id, n and the n frames walked. */
+static int
+session_rb_stack(void *ctx, void *data, size_t len)
+{
+	struct session			*s = ctx;
+	const struct profile_stack_rec	*rec = data;
+
+	if (len < offsetof(struct profile_stack_rec, ip) ||
+	    rec->n == 0 || rec->n > PROFILE_STACK_DEPTH ||
+	    len < offsetof(struct profile_stack_rec, ip) +
+	    rec->n * sizeof(rec->ip[0]))
+		return 0;
+	if (s->stack_cb != NULL)
+		s->stack_cb(rec->id, (const uint64_t *)rec->ip, rec->n,
+		    s->stack_arg);
+	return 0;
+}
+
 void
 session_drain_events(struct session *s)
 {
@@ -266,6 +290,7 @@ session_load(const struct config *conf, int use_btf)
 {
 	struct profile_bpf	*skel;
 	long			 rb;
+	uint32_t		 seen;
 	int			 err;
 
 	if ((skel = profile_bpf__open()) == NULL) {
@@ -275,13 +300,18 @@ session_load(const struct config *conf, int use_btf)
 	bpf_map__set_max_entries(skel->maps.pid_config, conf->pid_map_entries);
 	bpf_map__set_max_entries(skel->maps.counts, conf->counts_map_entries);
 	/*
-	 * Each map of stacks holds as many (bpf/profile.bpf.c): the deep
-	 * ones' is not preallocated, and takes the short ones a full map
-	 * of short ones leaves.
+	 * Native stacks (bpf/profile.bpf.c): a table of the stacks sent
+	 * this round, at most half full with as many, and a ring that
+	 * holds as many of some 64 bytes (a few frames and the header;
+	 * deep stacks are rare), or at least 64 KiB.
 	 */
-	bpf_map__set_max_entries(skel->maps.stacks, conf->stack_map_entries);
-	bpf_map__set_max_entries(skel->maps.stacks_long,
-	    conf->stack_map_entries);
+	for (seen = 1; seen < 2 * conf->stack_map_entries; seen <<= 1)
+		;
+	bpf_map__set_max_entries(skel->maps.stack_seen, seen);
+	skel->rodata->stack_seen_mask = seen - 1;
+	for (rb = 64 * 1024; rb < conf->stack_map_entries * 64; rb <<= 1)
+		;
+	bpf_map__set_max_entries(skel->maps.stack_rb, rb);
 	bpf_map__set_max_entries(skel->maps.offcpu_start,
 	    conf->offcpu_map_entries);
 	bpf_map__set_max_entries(skel->maps.pystacks,
@@ -331,10 +361,23 @@ session_open(struct ev_loop *loop, const struct config *conf,
 	}
 	s->npossible = n;
 
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events),
-	    session_rb_sample, s, NULL);
+	s->stack_seen_size = bpf_map__max_entries(s->skel->maps.stack_seen);
+	session_stack_gen_next(s);
+	/*
+	 * Stacks first: a consume reads the rings in the order they were
+	 * added, and an event that names a stack (SAMPLED, PYSTACK) is
+	 * sent after it.
+	 */
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.stack_rb),
+	    session_rb_stack, s, NULL);
 	if ((err = libbpf_get_error(s->rb)) != 0) {
 		s->rb = NULL;
+		errno = -err;
+		log_warn("stack ring buffer");
+		goto fail;
+	}
+	if ((err = ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.events),
+	    session_rb_sample, s)) != 0) {
 		errno = -err;
 		log_warn("ring buffer");
 		goto fail;
@@ -462,31 +505,51 @@ session_counts_fd(struct session *s)
 	return bpf_map__fd(s->skel->maps.counts);
 }
 
-int
-session_stacks_fd(struct session *s)
+void
+session_set_stack_cb(struct session *s, session_stack_cb cb,
+    session_stack_lookup_cb lookup, void *arg)
 {
-	return bpf_map__fd(s->skel->maps.stacks);
+	s->stack_cb = cb;
+	s->lookup_cb = lookup;
+	s->stack_arg = arg;
 }
 
-/* The map of deep stacks (bpf/profile.h, PROFILE_STACK_SHORT). */
-int
-session_stacks_long_fd(struct session *s)
+/*
+ * A new generation: every stack sampled from now on is sent again
+ * (bpf/profile.bpf.c), once.  Through the mapped .bss, no system call.
+ * The tags hold the low 16 bits of it, never 0: when they come round
+ * again, tags of 65535 rounds ago would say "sent" of a stack not sent
+ * for so long, so the table is emptied then.
+ */
+void
+session_stack_gen_next(struct session *s)
 {
-	return bpf_map__fd(s->skel->maps.stacks_long);
+	__u64	 zero = 0;
+	__u32	 i;
+	int	 fd;
+
+	s->stack_gen++;
+	if ((s->stack_gen & PROFILE_STACK_GEN_MASK) == 0) {
+		fd = bpf_map__fd(s->skel->maps.stack_seen);
+		for (i = 0; i < s->stack_seen_size; i++) {
+			if (bpf_map_update_elem(fd, &i, &zero, BPF_ANY) != 0) {
+				log_warn("clear stack_seen");
+				break;
+			}
+		}
+		s->stack_gen++;
+	}
+	s->skel->bss->stack_gen = s->stack_gen;
 }
 
-/* A stack BPF holds, from whichever map of stacks holds it. */
+/* A native stack, from the daemon's copies of those sent. */
 int
 session_stack_lookup(struct session *s, uint64_t id, struct profile_stack *st)
 {
-	__u64	 key = id;
-
 	memset(st, 0, sizeof(*st));
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &key,
-	    st) == 0 || bpf_map_lookup_elem(bpf_map__fd(
-	    s->skel->maps.stacks_long), &key, st) == 0)
-		return 0;
-	return -1;
+	if (id == 0 || s->lookup_cb == NULL)
+		return -1;
+	return s->lookup_cb(id, st, s->stack_arg);
 }
 
 int

@@ -2,6 +2,7 @@
 #define EBPFSPY_SESSION_H
 
 #include <sys/types.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bpf/profile.h"
@@ -12,6 +13,12 @@ struct session;
 
 /* Called for each event of the ring buffer, in order. */
 typedef void (*session_event_cb)(const struct profile_event *, void *);
+/* Called for each native stack record: its id, frames (leaf first), n. */
+typedef void (*session_stack_cb)(uint64_t, const uint64_t *, size_t,
+		    void *);
+/* Fill in a stack's frames, 0s after them; -1 when not held. */
+typedef int (*session_stack_lookup_cb)(uint64_t, struct profile_stack *,
+		    void *);
 
 /*
  * The BPF side: open the skeleton, size its maps from the config, load,
@@ -24,10 +31,10 @@ void		 session_close(struct session *);
 /* Apply the live keys of a new config; -1 leaves the old in force. */
 int		 session_apply(struct session *, const struct config *);
 /*
- * Consume what the ring buffer holds now.  Execs and exits that need
- * no answer do not wake the daemon (bpf/profile.bpf.c) until a quarter
- * of the ring is unread: whoever needs them read calls this (each
- * round's start, a state dump).
+ * Consume what the ring buffers hold now, stacks first.  Execs and
+ * exits that need no answer, and stacks, do not wake the daemon
+ * (bpf/profile.bpf.c) until a quarter of their ring is unread: whoever
+ * needs them read calls this (each round, a state dump).
  */
 void		 session_drain_events(struct session *);
 
@@ -39,10 +46,15 @@ int		 session_pid_get(struct session *, pid_t,
 		    struct profile_pid_config *);
 
 int		 session_counts_fd(struct session *);
-/* Native stacks: the short ones, the deep ones (bpf/profile.h). */
-int		 session_stacks_fd(struct session *);
-int		 session_stacks_long_fd(struct session *);
-/* The frames of a stack id, 0s after them; -1 if BPF holds it not. */
+/*
+ * Native stacks come through their ring to cb; lookup answers
+ * session_stack_lookup() from the copies cb keeps.
+ */
+void		 session_set_stack_cb(struct session *, session_stack_cb,
+		    session_stack_lookup_cb, void *);
+/* A new round: every stack sampled from now on is sent again, once. */
+void		 session_stack_gen_next(struct session *);
+/* The frames of a stack id, 0s after them; -1 if not held. */
 int		 session_stack_lookup(struct session *, uint64_t,
 		    struct profile_stack *);
 int		 session_pid_fd(struct session *);

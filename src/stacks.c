@@ -1,25 +1,27 @@
 /*
- * The daemon's copy of the BPF stacks map.  Stack ids are hashes of the
- * frames, so a copy never goes stale.
+ * The daemon's copies of stacks.  Stack ids are hashes of the frames,
+ * so a copy never goes stale.
  *
- * Lifetime: each round, once the counts are drained, stacks_take()
- * takes the whole kernel map in batches (lookup and delete): it holds
- * the stacks of those counts, and those of samples taken since, whose
- * counts come next round.  A copy is kept while the stack is sampled,
- * and one round more.  A stack sampled again is stored again by BPF and
- * taken again; a caller that knows its names already only touches it.
+ * Native stacks come from BPF's stack ring (bpf/profile.bpf.c), each
+ * once a generation, and the daemon bumps the generation at each
+ * round's start: a stack sampled in a round is sent in that round,
+ * before the sample's count is added, and whoever counts it finds it
+ * here (stacks_add()).  Nothing is read from or deleted in a BPF map.
+ * A copy that comes is kept through the end of the next round, for
+ * its count to come (a sample after the round's drain is counted in
+ * the next); a copy that is counted, through the end of the round
+ * after.  A stack sampled again is sent again the next round; a copy
+ * of it held already is only kept longer.  A count whose stack is not
+ * here lost it (a full ring: BPF counts the sample without the stack).
  *
- * Without batch operations (kernels before 5.6), or for a map not taken
- * (Python's, whose code objects are read when first seen): a stack is
- * looked up when first needed; one sampled this round stays in the
+ * Python stacks (stacks_create_map()) stay in their BPF map: a stack
+ * is looked up when first needed; one sampled this round stays in the
  * kernel map, one not sampled is deleted from it and its copy kept one
  * round more, for a sample that raced with the delete; every 10 rounds
  * the kernel map is swept for ids the daemon does not know (their count
  * was lost to a full counts map).
  *
- * Native stacks are kept by BPF in two maps by depth (bpf/profile.h,
- * PROFILE_STACK_SHORT): all that is said of "the kernel map" holds for
- * each.  The copies' frames are cut from an arena of large chunks, not
+ * The copies' frames are cut from an arena of large chunks, not
  * allocated one by one: a round copies thousands of stacks and frees as
  * many.  The arena is compacted at a round's end when most of it is
  * frames of stacks forgotten.
@@ -32,15 +34,11 @@
 
 #include "bpf/profile.h"
 #include "log.h"
-#include "session.h"
 #include "stacks.h"
 #include "xmalloc.h"
 
 #define STACKS_SWEEP_ROUNDS	10
 #define STACKS_DELETE_BATCH	4096
-/* Bytes of values taken per batch: 1024 short stacks, 256 deep ones. */
-#define STACKS_TAKE_BYTES	(256 * 1024)
-#define STACKS_MAPS_MAX		2
 /* u64 words of an arena chunk (64 KiB). */
 #define STACKS_CHUNK_WORDS	8192
 
@@ -48,14 +46,8 @@ struct stacks_entry {
 	uint64_t	 id;		/* 0: empty slot */
 	uint64_t	*ip;
 	uint32_t	 n;
-	uint8_t		 in_bpf;
+	uint8_t		 in_bpf;	/* Python's: the map holds it */
 	uint64_t	 used;		/* round last used */
-};
-
-/* A BPF map of stacks: its values are vwords u64 words. */
-struct stacks_map {
-	int			 fd;
-	size_t			 vwords;
 };
 
 /* Frames of the copies, cut one after the other. */
@@ -66,12 +58,11 @@ struct stacks_chunk {
 };
 
 struct stacks {
-	struct stacks_map	 maps[STACKS_MAPS_MAX];
-	size_t			 nmaps;
+	int			 fd;	/* BPF map of stacks, or -1 */
 	int			 no_batch;	/* kernel lacks batch ops */
 	uint64_t		*del;	/* ids to delete at round end */
 	size_t			 ndel, delcap;
-	size_t			 vwords;	/* of the largest value */
+	size_t			 vwords;	/* of a value */
 	size_t			(*len)(const uint64_t *, size_t);
 	uint64_t		*buf;	/* one value */
 	struct stacks_chunk	*chunks;	/* the newest first */
@@ -81,37 +72,14 @@ struct stacks {
 	size_t			 size;	/* power of 2 */
 	size_t			 count;
 	uint64_t		 round;
-	int			 take;		/* stacks_take() empties BPF */
-	uint64_t		*rkeys;		/* a batch taken */
-	uint64_t		*rvals;
 	struct stacks_stats	 st;
 };
 
-/* Native stacks: return addresses up to the first 0. */
-static size_t
-stacks_native_len(const uint64_t *ip, size_t n)
-{
-	size_t	 i;
-
-	for (i = 0; i < n && ip[i] != 0; i++)
-		;
-	return i;
-}
-
+/* Native stacks: those stacks_add() is given. */
 struct stacks *
-stacks_create(struct session *session)
+stacks_create(void)
 {
-	struct stacks	*s;
-
-	s = stacks_create_map(session_stacks_fd(session),
-	    PROFILE_STACK_SHORT, stacks_native_len);
-	s->maps[s->nmaps].fd = session_stacks_long_fd(session);
-	s->maps[s->nmaps++].vwords = PROFILE_STACK_DEPTH;
-	s->vwords = PROFILE_STACK_DEPTH;
-	free(s->buf);
-	s->buf = xcalloc(s->vwords, sizeof(*s->buf));
-	s->take = 1;
-	return s;
+	return stacks_create_map(-1, 0, NULL);
 }
 
 /*
@@ -125,12 +93,11 @@ stacks_create_map(int fd, size_t vwords,
 	struct stacks	*s;
 
 	s = xcalloc(1, sizeof(*s));
-	s->maps[0].fd = fd;
-	s->maps[0].vwords = vwords;
-	s->nmaps = 1;
+	s->fd = fd;
 	s->vwords = vwords;
 	s->len = len;
-	s->buf = xcalloc(vwords, sizeof(*s->buf));
+	if (fd != -1)
+		s->buf = xcalloc(vwords, sizeof(*s->buf));
 	s->size = 1024;
 	s->v = xcalloc(s->size, sizeof(*s->v));
 	s->round = 1;
@@ -157,8 +124,6 @@ stacks_free(struct stacks *s)
 	free(s->v);
 	free(s->buf);
 	free(s->del);
-	free(s->rkeys);
-	free(s->rvals);
 	free(s);
 }
 
@@ -264,7 +229,7 @@ const uint64_t *
 stacks_get(struct stacks *s, uint64_t id, size_t *n)
 {
 	struct stacks_entry	*e;
-	size_t			 i, m;
+	size_t			 i;
 
 	*n = 0;
 	if (id == 0)
@@ -273,21 +238,17 @@ stacks_get(struct stacks *s, uint64_t id, size_t *n)
 	if (e->id == id && e->ip != NULL) {
 		s->st.hits++;
 		e->used = s->round;
-		/* Sampled again: BPF holds it again, until taken. */
-		e->in_bpf = !(s->take && !s->no_batch);
+		/* Sampled again: a map of stacks holds it again. */
+		e->in_bpf = s->fd != -1;
 		*n = e->n;
 		return e->ip;
 	}
 	s->st.misses++;
-	for (m = 0; m < s->nmaps; m++) {
-		if (bpf_map_lookup_elem(s->maps[m].fd, &id, s->buf) == 0)
-			break;
-	}
-	if (m == s->nmaps) {
+	if (s->fd == -1 || bpf_map_lookup_elem(s->fd, &id, s->buf) != 0) {
 		s->st.lost++;
 		return NULL;
 	}
-	i = s->len(s->buf, s->maps[m].vwords);
+	i = s->len(s->buf, s->vwords);
 	if (i == 0)
 		return NULL;
 	if (e->id != id && (s->count + 1) * 2 > s->size) {
@@ -299,29 +260,49 @@ stacks_get(struct stacks *s, uint64_t id, size_t *n)
 	e->id = id;
 	e->n = i;
 	e->ip = stacks_copy(s, s->buf, i);
-	e->in_bpf = !(s->take && !s->no_batch);
+	e->in_bpf = 1;
 	e->used = s->round;
 	*n = e->n;
 	return e->ip;
 }
 
-/* Keep the stack id of the kernel map's value v of vwords, unless known. */
-static void
-stacks_insert(struct stacks *s, uint64_t id, const uint64_t *v,
-    size_t vwords)
+/* The frames held of a stack, or NULL; its lifetime left as it is. */
+const uint64_t *
+stacks_peek(struct stacks *s, uint64_t id, size_t *n)
 {
 	struct stacks_entry	*e;
-	size_t			 i;
 
+	*n = 0;
 	if (id == 0)
+		return NULL;
+	e = stacks_slot(s->v, s->size, id);
+	if (e->id != id || e->ip == NULL)
+		return NULL;
+	*n = e->n;
+	return e->ip;
+}
+
+/*
+ * A stack record of BPF's ring.  A new copy is not counted yet, for all
+ * we know: it is kept through the end of the next round, when the
+ * count of a sample taken after this round's drain comes.  A copy held
+ * already is kept as long at least: the stack was sampled again.
+ */
+void
+stacks_add(struct stacks *s, uint64_t id, const uint64_t *ip, size_t n)
+{
+	struct stacks_entry	*e;
+
+	s->st.records++;
+	if (id == 0 || n == 0)
 		return;
 	e = stacks_slot(s->v, s->size, id);
 	if (e->id == id && e->ip != NULL) {
-		e->in_bpf = 0;
+		s->st.again++;
+		if (e->used + 1 < s->round)
+			e->used = s->round - 1;
 		return;
 	}
-	if ((i = s->len(v, vwords)) == 0)
-		return;
 	if (e->id != id && (s->count + 1) * 2 > s->size) {
 		stacks_grow(s);
 		e = stacks_slot(s->v, s->size, id);
@@ -329,83 +310,17 @@ stacks_insert(struct stacks *s, uint64_t id, const uint64_t *v,
 	if (e->id != id) {
 		s->count++;
 		e->id = id;
-		/* Not sampled for all we know: deleted unless it is. */
 		e->used = s->round - 1;
-	}
-	e->n = i;
-	e->ip = stacks_copy(s, v, i);
-}
-
-/*
- * Take every stack out of the kernel map, in batches: the stacks of the
- * counts just drained are there, and a system call per stack to read
- * it, then another to delete it, cost more than the rest of a round.
- * Stacks of samples taken since the drain come along and wait here for
- * their counts.  Without batch operations, stacks are read one by one
- * when needed and deleted when unused (stacks_round_end()).
- */
-static int
-stacks_take_map(struct stacks *s, const struct stacks_map *m)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	uint64_t	 in, out;
-	size_t		 i;
-	__u32		 count, batch;
-	int		 first = 1, err;
-
-	batch = STACKS_TAKE_BYTES / (m->vwords * sizeof(*s->rvals));
-	for (;;) {
-		count = batch;
-		err = bpf_map_lookup_and_delete_batch(m->fd, first ? NULL :
-		    &in, &out, s->rkeys, s->rvals, &count, &opts);
-		if (err != 0 && errno != ENOENT)
-			return -1;
-		for (i = 0; i < count; i++)
-			stacks_insert(s, s->rkeys[i],
-			    s->rvals + i * m->vwords, m->vwords);
-		s->st.taken += count;
-		if (err != 0)
-			return 0;
-		in = out;
-		first = 0;
-	}
-}
-
-void
-stacks_take(struct stacks *s)
-{
-	size_t	 m, min;
-
-	if (!s->take || s->no_batch)
-		return;
-	if (s->rkeys == NULL) {
-		/* Batches of the smallest values are the most keys. */
-		for (m = 0, min = s->vwords; m < s->nmaps; m++) {
-			if (s->maps[m].vwords < min)
-				min = s->maps[m].vwords;
-		}
-		s->rkeys = xcalloc(STACKS_TAKE_BYTES / (min *
-		    sizeof(*s->rvals)), sizeof(*s->rkeys));
-		s->rvals = xmalloc(STACKS_TAKE_BYTES);
-	}
-	for (m = 0; m < s->nmaps; m++) {
-		if (stacks_take_map(s, &s->maps[m]) == 0)
-			continue;
-		if (m == 0 && (errno == EINVAL || errno == ENOTSUP ||
-		    errno == EOPNOTSUPP)) {
-			log_info("no batch map operations: reading stacks "
-			    "one by one");
-			s->no_batch = 1;
-			return;
-		}
-		log_warn("take stacks map");
-	}
+	} else if (e->used + 1 < s->round)
+		e->used = s->round - 1;
+	e->n = n;
+	e->ip = stacks_copy(s, ip, n);
 }
 
 /*
  * A stack sampled this round whose frames the caller does not need
- * (it knows their names): BPF holds it, so it is kept and deleted from
- * BPF like the others, without reading it.
+ * (it knows their names): it is kept as if read, and a map of stacks
+ * holds it, to delete like the others, without reading it.
  */
 void
 stacks_touch(struct stacks *s, uint64_t id)
@@ -424,7 +339,7 @@ stacks_touch(struct stacks *s, uint64_t id)
 		s->count++;
 	}
 	s->st.touched++;
-	e->in_bpf = !(s->take && !s->no_batch);
+	e->in_bpf = s->fd != -1;
 	e->used = s->round;
 }
 
@@ -476,17 +391,6 @@ stacks_delete_map(struct stacks *s, int fd, const uint64_t *ids, size_t n)
 	return deleted;
 }
 
-/* An id is in one map, or briefly in both (bpf/profile.bpf.c). */
-static size_t
-stacks_delete(struct stacks *s, const uint64_t *ids, size_t n)
-{
-	size_t	 m, deleted = 0;
-
-	for (m = 0; m < s->nmaps; m++)
-		deleted += stacks_delete_map(s, s->maps[m].fd, ids, n);
-	return deleted;
-}
-
 /* Delete the kernel's ids the daemon does not know. */
 static void
 stacks_sweep(struct stacks *s, int fd)
@@ -511,7 +415,7 @@ void
 stacks_round_end(struct stacks *s)
 {
 	struct stacks_entry	*e;
-	size_t			 i, m;
+	size_t			 i;
 
 	for (i = 0; i < s->size;) {
 		e = &s->v[i];
@@ -537,12 +441,11 @@ stacks_round_end(struct stacks *s)
 		}
 		i++;
 	}
-	s->st.deleted += stacks_delete(s, s->del, s->ndel);
+	if (s->ndel > 0)
+		s->st.deleted += stacks_delete_map(s, s->fd, s->del, s->ndel);
 	s->ndel = 0;
-	/* Taken each round, the map holds nothing to sweep. */
-	if (s->round % STACKS_SWEEP_ROUNDS == 0 && !(s->take && !s->no_batch))
-		for (m = 0; m < s->nmaps; m++)
-			stacks_sweep(s, s->maps[m].fd);
+	if (s->fd != -1 && s->round % STACKS_SWEEP_ROUNDS == 0)
+		stacks_sweep(s, s->fd);
 	stacks_compact(s);
 	s->round++;
 }

@@ -4,7 +4,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct session;
 struct stacks;
 
 struct stacks_stats {
@@ -12,11 +11,14 @@ struct stacks_stats {
 	size_t		bytes;		/* the table and the frames */
 	uint64_t	hits, misses, lost;
 	uint64_t	touched;	/* sampled, frames not read */
-	uint64_t	taken;		/* in batches, the whole map */
-	uint64_t	deleted, swept;
+	uint64_t	records;	/* native: records of the ring */
+	uint64_t	again;		/* of them, of stacks held already */
+	uint64_t	deleted, swept;	/* Python's: from the map */
 };
 
-struct stacks	*stacks_create(struct session *);
+/* Native stacks, given by stacks_add(). */
+struct stacks	*stacks_create(void);
+/* Stacks of a BPF map, read when needed: Python's. */
 struct stacks	*stacks_create_map(int, size_t,
 		    size_t (*)(const uint64_t *, size_t));
 void		 stacks_free(struct stacks *);
@@ -26,8 +28,11 @@ void		 stacks_free(struct stacks *);
  * when the id is not known.  Valid until stacks_round_end().
  */
 const uint64_t	*stacks_get(struct stacks *, uint64_t, size_t *);
-/* Before the round's stacks_get(): take BPF's stacks, in batches. */
-void		 stacks_take(struct stacks *);
+/* Without marking it used: NULL if not held. */
+const uint64_t	*stacks_peek(struct stacks *, uint64_t, size_t *);
+/* A stack record of BPF's ring: n frames, leaf first. */
+void		 stacks_add(struct stacks *, uint64_t, const uint64_t *,
+		    size_t);
 void		 stacks_touch(struct stacks *, uint64_t);
 void		 stacks_round_end(struct stacks *);
 void		 stacks_stats(struct stacks *, struct stacks_stats *);

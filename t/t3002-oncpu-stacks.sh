@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='thousands of distinct stacks keep their true split; full maps are counted'
+test_description='thousands of distinct stacks keep their true split; full maps and rings are counted'
 . "$(dirname "$0")/test-lib.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
@@ -39,7 +39,7 @@ test_expect_success ROOT,BPF 'the split is still 75/25' '
 	within $(percent $a $((a + b))) 75 5
 '
 
-# Deeper than 32 frames, a stack goes to BPF's map of deep stacks.
+# Deeper than 32 frames: the ring carries every frame walked.
 test_expect_success ROOT,BPF 'stacks of 50 levels keep every frame and the split' '
 	rm -rf out &&
 	profile_config <<-\EOF &&
@@ -76,7 +76,32 @@ test_expect_success ROOT,BPF 'a full counts map is counted' '
 	test "$full" -gt 0
 '
 
-test_expect_success ROOT,BPF 'a full stacks map is counted' '
+# Stacks go to the daemon through a ring once a round: one that comes
+# back in the next rounds is sent again and named again each time.
+test_expect_success ROOT,BPF 'stacks of every round are sent again and named' '
+	rm -rf out &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 997
+	EOF
+	sed -i "s/^collect_interval = .*/collect_interval = 1/" ebpfspy.conf &&
+	daemon_start -c ebpfspy.conf -o out &&
+	./b3002 -m stacks -d 2 -t 4 >w1.out &&
+	again=$(daemon_state_value "[0-9]+ of stacks held already") &&
+	daemon_stop &&
+	echo "$again stack records of stacks held already" &&
+	test "$again" -gt 0 &&
+	rounds=$(grep -E -l ";path_0;path_0;path_0;burn_a( |;)" \
+	    out/cpu/b3002/*.folded |
+	    wc -l) &&
+	echo "the same stack named in $rounds rounds" &&
+	test "$rounds" -ge 3 &&
+	! cat out/cpu/b3002/*.folded | grep "\[lost stack\]"
+'
+
+# A daemon that does not read the stack ring for a while (stopped here)
+# loses the stacks that do not fit, counted, and goes on.
+test_expect_success ROOT,BPF 'a full stack ring is counted' '
 	rm -rf out &&
 	profile_config <<-\EOF &&
 	[profile]
@@ -84,11 +109,18 @@ test_expect_success ROOT,BPF 'a full stacks map is counted' '
 	stack_map_entries = 1024
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
-	./b3002 -m stacks -d 6 -t 4 >w1.out &&
+	{ ./b3002 -m stacks -d 6 -j 2 -t 6 >w1.out & } &&
+	w=$! &&
+	workload_wait w1.out &&
+	before=$(daemon_stat stacks_full) &&
+	daemon_signal STOP &&
+	sleep 2 &&
+	daemon_signal CONT &&
 	full=$(daemon_stat stacks_full) &&
+	wait $w &&
 	daemon_stop &&
-	echo "stacks_full $full" &&
-	test "$full" -gt 0
+	echo "stacks_full $before, then $full" &&
+	test "$full" -gt "$before"
 '
 
 test_done
