@@ -452,8 +452,20 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 		 */
 		if ((cfg->flags & PROFILE_PID_F_NOTIFY) ||
 		    ++cfg->dropped % PROFILE_PENDING_RETRY == 0) {
+			__u64	h = 0;
+
+			/*
+			 * The first request carries the sample's user
+			 * stack: when it ran the executable's code
+			 * already (past the loader), one read of the
+			 * maps is all the process needs.
+			 */
+			if ((cfg->flags & PROFILE_PID_F_NOTIFY) &&
+			    cfg->collect_user)
+				h = stack_store(ctx, BPF_F_USER_STACK,
+				    PROFILE_STAT_USTACK_ERR, NULL, 0);
 			cfg->flags &= ~PROFILE_PID_F_NOTIFY;
-			event_send_arg(PROFILE_EVENT_SAMPLED, id >> 32, 0);
+			event_send_arg(PROFILE_EVENT_SAMPLED, id >> 32, h);
 		}
 		stat_add(PROFILE_STAT_UNKNOWN_DROP, 1);
 		return 0;

@@ -439,6 +439,8 @@ pids_reload(struct pids *p, struct pids_proc *proc)
 	struct procmaps	*maps;
 
 	maps = procmaps_read(proc->pid);
+	log_debug("pid %d (%s): maps read again%s", (int)proc->pid,
+	    proc->comm, proc->wait_exe ? ", in its own code" : "");
 	if (proc->py_pending) {
 		pids_python_detect(p, proc, maps);
 		if (proc->py_pending)

@@ -3,7 +3,10 @@ test_description='a process is looked at when it is first sampled, not at its ex
 
 Most processes a machine starts are never sampled: their exec and exit
 must cost the daemon no read of their maps or symbol files.  One that
-is sampled has its maps read then, once, and its samples named.'
+is sampled has its maps read then, once, and its samples named: its
+first sample comes with its stack, which shows whether it runs its own
+code yet or is still in the dynamic loader (then, and only then, its
+maps are read again once it runs its own code).'
 . "$(dirname "$0")/test-lib.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
@@ -35,6 +38,17 @@ test_expect_success ROOT,BPF '100 sleepers: exec, then no CPU to sample' '
 	test "$execs" -ge $(($(cat execs0) + 100))
 '
 
+test_expect_success ROOT,BPF '20 burns of 0.2 s: sampled' '
+	i=0 &&
+	: >burns &&
+	while test $i -lt 20; do
+		./b4002 -t 0.2 >burn$i.out &&
+		sed -n "s/^ready //p" burn$i.out >>burns &&
+		i=$((i + 1)) || return 1
+	done &&
+	test $(wc -l <burns) -eq 20
+'
+
 test_expect_success ROOT,BPF 'a burn of 1 s: sampled' '
 	./b4002 -t 1 >burn.out &&
 	sed -n "s/^ready //p" burn.out >burn.pid &&
@@ -48,6 +62,19 @@ test_expect_success ROOT,BPF 'few sleepers had their maps read' '
 	echo "$(wc -l <loaded) of 100 sleepers had their maps read" &&
 	: a sleeper runs about 1 ms, 1 in 10 is sampled at 97 Hz &&
 	test $(wc -l <loaded) -le 30
+'
+
+test_expect_success ROOT,BPF 'burns were read once, not again in their own code' '
+	: a burn spends its first millisecond or so in the loader, &&
+	: where 1 first sample in 10 may fall: then it is read twice &&
+	for p in $(cat burns); do
+		grep "^pid $p (b4002): maps read at its first sample$" \
+		    daemon.log || return 1
+	done &&
+	grep -E "^pid [0-9]+ \(b4002\): maps read again, in its own code$" \
+	    daemon.log | sed "s/^pid \([0-9]*\).*/\1/" >again &&
+	echo "$(grep -c -F -x -f burns again) of 20 burns read again" &&
+	test $(grep -c -F -x -f burns again) -le 6
 '
 
 test_expect_success ROOT,BPF 'the sampled one was read, and named' '
