@@ -38,6 +38,7 @@ struct session {
 	struct ev_loop		*loop;
 	struct profile_bpf	*skel;
 	struct ring_buffer	*rb;
+	struct ring_buffer	*stack_rb;	/* the stack ring alone */
 	ev_io			 rb_ev;
 	session_event_cb	 cb;
 	void			*cb_arg;
@@ -376,6 +377,20 @@ session_open(struct ev_loop *loop, const struct config *conf,
 		log_warn("stack ring buffer");
 		goto fail;
 	}
+	/*
+	 * The same stack ring again, alone: an event may be read before
+	 * the stack it names when BPF wrote both while the events before
+	 * it were handled, and session_stack_lookup then reads the stack
+	 * ring for it.
+	 */
+	s->stack_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.stack_rb),
+	    session_rb_stack, s, NULL);
+	if ((err = libbpf_get_error(s->stack_rb)) != 0) {
+		s->stack_rb = NULL;
+		errno = -err;
+		log_warn("stack ring buffer");
+		goto fail;
+	}
 	if ((err = ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.events),
 	    session_rb_sample, s)) != 0) {
 		errno = -err;
@@ -423,6 +438,7 @@ session_close(struct session *s)
 		ev_io_stop(s->loop, &s->rb_ev);
 		ring_buffer__free(s->rb);
 	}
+	ring_buffer__free(s->stack_rb);
 	profile_bpf__destroy(s->skel);
 	free(s);
 }
@@ -542,12 +558,23 @@ session_stack_gen_next(struct session *s)
 	s->skel->bss->stack_gen = s->stack_gen;
 }
 
-/* A native stack, from the daemon's copies of those sent. */
+/*
+ * A native stack, from the daemon's copies of those sent.  One not
+ * there yet may wait in the stack ring: BPF sends a stack before the
+ * event naming it, but both can come while the consume that reads the
+ * event is past the stack ring.
+ */
 int
 session_stack_lookup(struct session *s, uint64_t id, struct profile_stack *st)
 {
+	int	 n;
+
 	memset(st, 0, sizeof(*st));
 	if (id == 0 || s->lookup_cb == NULL)
+		return -1;
+	if (s->lookup_cb(id, st, s->stack_arg) == 0)
+		return 0;
+	if (s->stack_rb == NULL || (n = ring_buffer__consume(s->stack_rb)) <= 0)
 		return -1;
 	return s->lookup_cb(id, st, s->stack_arg);
 }
