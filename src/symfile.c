@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,14 +78,24 @@ symfile_open_in_root(pid_t pid, const char *path)
 	return open(buf, SYMFILE_OPEN_FLAGS | O_NOFOLLOW);
 }
 
-/* len bytes of pid's memory at addr (its vDSO). */
+/*
+ * len bytes of pid's memory at addr (its vDSO): one process_vm_readv(2),
+ * which needs no path walk, else through /proc/PID/mem.
+ */
 int
 symfile_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
-	char	 path[64];
-	ssize_t	 n;
-	int	 fd;
+	struct iovec	 local, remote;
+	char		 path[64];
+	ssize_t		 n;
+	int		 fd;
 
+	local.iov_base = buf;
+	local.iov_len = len;
+	remote.iov_base = (void *)(uintptr_t)addr;
+	remote.iov_len = len;
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
