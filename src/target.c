@@ -18,6 +18,12 @@
  * service_name is its systemd unit, else its container (the id's first
  * 12 digits), else its comm -- unless targets_only is set: then it is
  * not profiled at all.
+ *
+ * Every process is matched against the targets in order, and a reload
+ * checks the names for duplicates: both are linear in the number of
+ * targets, so it is bounded (TARGET_MAX, and TARGET_LABELS_MAX labels a
+ * target) rather than letting a generated file of 80,000 sections hold
+ * the loop for seconds.
  */
 #include <ctype.h>
 #include <fnmatch.h>
@@ -78,6 +84,10 @@ target_conf_add(struct config *conf, const char *name, int line,
 		*err = "bad target name: letters, digits, '_', '.' and '-'";
 		return -1;
 	}
+	if (conf->ntargets >= TARGET_MAX) {
+		*err = "too many targets (at most " TARGET_STR(TARGET_MAX) ")";
+		return -1;
+	}
 	for (i = 0; i < conf->ntargets; i++) {
 		if (strcmp(conf->targets[i].name, name) == 0) {
 			*err = "duplicate target";
@@ -103,6 +113,9 @@ target_label_set(struct target_conf *t, const char *name, const char *value)
 		return "bad label name: [a-zA-Z_][a-zA-Z0-9_]* expected";
 	if (strncmp(name, "__", 2) == 0)
 		return "label names starting with __ are reserved";
+	if (t->nlabels >= TARGET_LABELS_MAX)
+		return "too many labels (at most " TARGET_STR(TARGET_LABELS_MAX)
+		    ")";
 	for (i = 0; i < t->nlabels; i++) {
 		if (strcmp(t->labels[i].name, name) == 0)
 			return "duplicate key";

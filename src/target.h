@@ -5,6 +5,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Bounds of a configuration's targets: see target.c. */
+#define TARGET_MAX		1024
+#define TARGET_LABELS_MAX	64
+#define TARGET_STR_(x)		#x
+#define TARGET_STR(x)		TARGET_STR_(x)
+
 struct cgroup_info;
 struct config;
 

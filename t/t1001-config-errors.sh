@@ -99,6 +99,28 @@ test_expect_success 'several errors are all reported, in order' '
 	check_errors
 '
 
+test_expect_success 'at most 1024 targets: one more is refused at its line' '
+	awk "BEGIN { for (i = 0; i < 1025; i++)
+	    printf \"[target \\\"t%d\\\"]\\ncomm = c%d\\n\", i, i }" \
+	    >bad.conf &&
+	echo "bad.conf:2049: [target \"t1024\"]: too many targets (at most 1024)" \
+	    >expect &&
+	check_errors &&
+	sed "/t1024/,\$d" bad.conf >good.conf &&
+	ebpfspyd -n -c good.conf >out 2>err &&
+	test_must_be_empty err
+'
+
+test_expect_success 'at most 64 labels a target' '
+	{
+		printf "[target \"t\"]\ncomm = c\n" &&
+		awk "BEGIN { for (i = 0; i < 65; i++) printf \"label.l%d = v\\n\", i }"
+	} >bad.conf &&
+	echo "bad.conf:67: [target \"t\"] label.l64: too many labels (at most 64)" \
+	    >expect &&
+	check_errors
+'
+
 test_expect_success 'a missing -c file is an error' '
 	test_expect_code 1 ebpfspyd -n -c missing.conf >out 2>err &&
 	test_must_be_empty out &&
