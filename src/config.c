@@ -380,6 +380,7 @@ config_load(const char *path, int missing_ok, struct config_errors *errs)
 		config_error(&p, NULL, NULL, "cannot parse");
 	if (ferror(p.f))
 		config_error(&p, NULL, NULL, "read error: %s", strerror(errno));
+	conf->empty = !p.in_section;
 	/* Keys before the first section. */
 	fclose(p.f);
 	free(p.line);

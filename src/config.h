@@ -54,6 +54,7 @@ enum config_python_path {
 
 struct config {
 	char		*path;
+	int		 empty;		/* the file had no section, no key */
 
 	/* [daemon] */
 	long long	 collect_interval;	/* seconds */

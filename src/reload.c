@@ -25,10 +25,18 @@
  * sent right after it, short enough that nobody waits for it.
  */
 #define RELOAD_DELAY	0.2
+/*
+ * Each request restarts the delay, but a steady stream of them (a
+ * SIGHUP loop, a program rewriting the file every 0.1 s) must not put
+ * the reload off for ever: the first request of a burst is served at
+ * most this long after it came.
+ */
+#define RELOAD_MAX_DELAY	2.0
 
 struct reload {
 	struct ebpfspyd	*d;
 	ev_timer	 timer;
+	ev_tstamp	 first;		/* first request of the pending burst */
 };
 
 static void
@@ -48,7 +56,6 @@ reload_create(struct ebpfspyd *d)
 	r = xcalloc(1, sizeof(*r));
 	r->d = d;
 	ev_init(&r->timer, reload_timer_cb);
-	r->timer.repeat = RELOAD_DELAY;
 	r->timer.data = r;
 	return r;
 }
@@ -65,10 +72,23 @@ reload_free(struct reload *r)
 void
 reload_schedule(struct ebpfspyd *d)
 {
-	if (d->reload == NULL || d->exiting)
+	struct reload	*r = d->reload;
+	ev_tstamp	 now, left;
+
+	if (r == NULL || d->exiting)
 		return;
 	/* Restart the delay: a burst of requests makes one reload. */
-	ev_timer_again(d->loop, &d->reload->timer);
+	now = ev_now(d->loop);
+	if (!ev_is_active(&r->timer))
+		r->first = now;
+	left = r->first + RELOAD_MAX_DELAY - now;
+	if (left > RELOAD_DELAY)
+		left = RELOAD_DELAY;
+	if (left < 0)
+		left = 0;
+	ev_timer_stop(d->loop, &r->timer);
+	ev_timer_set(&r->timer, left, 0.);
+	ev_timer_start(d->loop, &r->timer);
 }
 
 int
@@ -85,6 +105,19 @@ reload_now(struct ebpfspyd *d)
 			log_warnx("%s", errs.v[i]);
 		config_errors_clear(&errs);
 		log_warnx("reload failed, keeping the previous configuration");
+		d->reload_failures++;
+		return -1;
+	}
+	/*
+	 * A file of no section and no key is most likely one caught
+	 * between an editor's truncate and its write: applying it would
+	 * reset every key.  A section header alone says "defaults".
+	 */
+	if (new->empty) {
+		log_warnx("%s: no section and no key, keeping the previous "
+		    "configuration (write a section header such as [daemon] "
+		    "for the defaults)", d->conf_path);
+		config_free(new);
 		d->reload_failures++;
 		return -1;
 	}

@@ -90,6 +90,45 @@ test_expect_success ROOT,BPF '-o still overrides the output dir after reloads' '
 	grep "output $TRASH_DIRECTORY/out\$" state
 '
 
+test_expect_success ROOT,BPF 'an emptied file is refused, the old config stays' '
+	write_conf 40 51 &&
+	reload 6 &&
+	: >"$conf" &&
+	daemon_signal HUP &&
+	daemon_wait_log "^$link: no section and no key, keeping the previous" &&
+	dump_state &&
+	grep "collect_interval 40, sample_rate 51," state &&
+	grep "reloads 4, reload failures 3" "$DAEMON_LOG"
+'
+
+test_expect_success ROOT,BPF 'a section header alone asks for the defaults' '
+	printf "# defaults on purpose\n[daemon]\n" >"$conf" &&
+	reload 7 &&
+	dump_state &&
+	grep "collect_interval 15, sample_rate 97," state
+'
+
+test_expect_success ROOT,BPF 'a steady stream of SIGHUPs still reloads, within 2 s' '
+	write_conf 45 53 &&
+	pid=$(daemon_pid) &&
+	(
+		i=0
+		while test $i -lt 60
+		do
+			kill -s HUP $pid || exit 1
+			sleep 0.1
+			i=$((i + 1))
+		done
+	) &
+	hups=$! &&
+	daemon_wait_log_count "^(reloaded |reload failed)" 8 &&
+	# The stream (6 s) still runs: the reload did not wait for its end.
+	kill -0 $hups &&
+	wait $hups &&
+	dump_state &&
+	grep "collect_interval 45, sample_rate 53," state
+'
+
 test_expect_success ROOT,BPF 'the daemon still runs and stops cleanly' '
 	daemon_stop &&
 	grep "^exiting\$" "$DAEMON_LOG"
