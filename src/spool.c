@@ -16,6 +16,7 @@
  *	28	zero (uint32)
  *	32	target, then body
  */
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
@@ -39,6 +40,7 @@
 #define SPOOL_TARGET_MAX	(256 * 1024)
 #define SPOOL_BODY_MAX		(1ULL << 30)
 #define SPOOL_NAME_LEN		20	/* 16 hex digits + ".req" */
+#define SPOOL_LOCK		".lock"
 
 struct spool_ent {
 	uint64_t	 seq;
@@ -49,6 +51,7 @@ struct spool_ent {
 struct spool {
 	char			*dir;
 	int			 dfd;
+	int			 lfd;		/* SPOOL_LOCK, flock()ed */
 	uint64_t		 max;
 	uint64_t		 held;
 	struct spool_ent	*v;
@@ -327,7 +330,7 @@ struct spool *
 spool_open(const char *dir, uint64_t max)
 {
 	struct spool	*sp;
-	int		 dfd;
+	int		 dfd, lfd;
 
 	if (dir == NULL || *dir == '\0') {
 		log_warnx("spool: no directory");
@@ -341,9 +344,28 @@ spool_open(const char *dir, uint64_t max)
 		log_warn("spool: open %s", dir);
 		return NULL;
 	}
+	/*
+	 * One daemon a spool: two would replay the same requests and
+	 * remove each other's.  The lock lives as long as the spool is
+	 * open (flock, on a file of its own: the directory's fd is dup'ed
+	 * for scans).
+	 */
+	lfd = openat(dfd, SPOOL_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (lfd == -1 || flock(lfd, LOCK_EX | LOCK_NB) == -1) {
+		if (lfd != -1 && errno == EWOULDBLOCK)
+			log_warnx("spool %s: in use by another ebpfspyd", dir);
+		else
+			log_warn("spool: lock %s/%s", dir, SPOOL_LOCK);
+		if (lfd != -1)
+			close(lfd);
+		close(dfd);
+		return NULL;
+	}
 	sp = xcalloc(1, sizeof(*sp));
 	sp->dir = xstrdup(dir);
 	sp->dfd = dfd;
+	sp->lfd = lfd;
 	sp->max = max;
 	spool_scan(sp);
 	spool_trim(sp, 0, 0);
@@ -358,6 +380,7 @@ spool_close(struct spool *sp)
 {
 	if (sp == NULL)
 		return;
+	close(sp->lfd);
 	close(sp->dfd);
 	free(sp->v);
 	free(sp->dir);
@@ -468,6 +491,18 @@ spool_put(struct spool *sp, uint64_t seq, const char *target,
 		(void)unlinkat(sp->dfd, tmp, 0);
 		return -1;
 	}
+	/*
+	 * A spooled request is what a restart replays: on disk before it
+	 * has its name, or a power cut can leave an empty file renamed
+	 * over nothing (ext4 and xfs keep the rename, not the data).  The
+	 * directory is synced after, so the name survives too.
+	 */
+	if (fsync(fd) == -1) {
+		log_warn("spool: sync %s/%s", sp->dir, tmp);
+		close(fd);
+		(void)unlinkat(sp->dfd, tmp, 0);
+		return -1;
+	}
 	if (close(fd) == -1) {
 		log_warn("spool: write %s/%s", sp->dir, tmp);
 		(void)unlinkat(sp->dfd, tmp, 0);
@@ -478,6 +513,8 @@ spool_put(struct spool *sp, uint64_t seq, const char *target,
 		(void)unlinkat(sp->dfd, tmp, 0);
 		return -1;
 	}
+	if (fsync(sp->dfd) == -1)
+		log_warn("spool: sync %s", sp->dir);
 	spool_insert(sp, &e);
 	return 0;
 }

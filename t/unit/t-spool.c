@@ -3,9 +3,12 @@
  * and oldest first (also after a reopen, which is a daemon restart), the
  * size limit drops the oldest but never the one being sent, and what is
  * not a sound request file -- half written, truncated, altered, a link,
- * someone else's file -- is never replayed.
+ * someone else's file -- is never replayed.  A request reaches the disk
+ * before it gets its name (fsync, checked by wrapping the calls), and a
+ * spool in use by one daemon cannot be opened by another.
  */
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -55,6 +58,39 @@ write_file(const char *rel, const void *buf, size_t len)
 	    fclose(f) != 0)
 		printf("# cannot write %s\n", p);
 	free(p);
+}
+
+/*
+ * The spool's syncs and renames, in order: 'f' an fsync of a file, 'd'
+ * of a directory, 'r' a rename.  These definitions take the place of
+ * libc's for the spool code linked into this program.
+ */
+static char	 syncs[64];
+
+static void
+syncs_add(char c)
+{
+	size_t	 n = strlen(syncs);
+
+	if (n + 1 < sizeof(syncs))
+		syncs[n] = c;
+}
+
+int
+fsync(int fd)
+{
+	struct stat	 sb;
+
+	if (fstat(fd, &sb) == 0)
+		syncs_add(S_ISDIR(sb.st_mode) ? 'd' : 'f');
+	return syscall(SYS_fsync, fd);
+}
+
+int
+renameat(int ofd, const char *from, int nfd, const char *to)
+{
+	syncs_add('r');
+	return syscall(SYS_renameat, ofd, from, nfd, to);
 }
 
 /* The names in the spool directory, sorted, joined by spaces. */
@@ -143,13 +179,16 @@ test_roundtrip(void)
 	ok(stat(dir, &sb) == 0 && (sb.st_mode & 0777) == 0700,
 	    "the spool directory is private");
 	ok(spool_oldest(sp, &(uint64_t){ 0 }) == -1, "a new spool is empty");
+	syncs[0] = '\0';
 	is_int(put(sp, 3, 1000, 2), 0, "put 3");
+	is_str(syncs, "frd", "a request is synced, renamed, then its "
+	    "directory synced");
 	is_int(put(sp, 0x10, 0, 1), 0, "put 16, an empty body");
 	is_int(put(sp, 9, 70000, 5), 0, "put 9, out of order");
 	s = listing();
-	is_str(s, "0000000000000003.req 0000000000000009.req "
+	is_str(s, ".lock 0000000000000003.req 0000000000000009.req "
 	    "0000000000000010.req", "one file per request, lexical order is "
-	    "sequence order, no temporary file left");
+	    "sequence order, no temporary file left, and the lock");
 	free(s);
 	is_int(oldest(sp), 3, "the oldest is 3");
 	is_int(spool_last_seq(sp), 16, "the newest is 16");
@@ -164,6 +203,8 @@ test_roundtrip(void)
 	ok(!exists("0000000000000003.req"), "its file is gone");
 	ok(put(sp, 9, 10, 1) == 0 && check(sp, 9, 70000, 5),
 	    "putting a seq again keeps the first");
+	ok(spool_open(dir, 1 << 20) == NULL,
+	    "a spool in use cannot be opened a second time");
 	spool_close(sp);
 
 	/* A restart: the same requests, in the same order. */
