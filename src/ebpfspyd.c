@@ -4,6 +4,7 @@
  * signalfd, collection rounds through a timerfd, configuration changes
  * through inotify (watch.c), so no handler ever runs asynchronously.
  */
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -121,6 +122,9 @@ ebpfspyd_daemonize(struct ebpfspyd *d)
 		else
 			fprintf(stderr, "ebpfspyd: failed to start, see the "
 			    "system log\n");
+		/* The child locked it, and never wrote it: not a stale one. */
+		if (d->pidfile != NULL)
+			(void)unlink(d->pidfile);
 		_exit(1);
 	}
 
@@ -141,27 +145,67 @@ ebpfspyd_daemonize(struct ebpfspyd *d)
 		close(fd);
 }
 
-/* Written once ready, through a rename so nobody reads half a file. */
+/*
+ * The pidfile is locked from start to exit, before anything is loaded:
+ * a second ebpfspyd given the same pidfile stops here with a message
+ * instead of replacing the file and removing it when it exits.  flock:
+ * the lock goes with the open file, so the daemonized child keeps the
+ * parent's.  A daemon that exits unlinks the file it holds, so the file
+ * locked must still be the one under the name.
+ */
+static void
+ebpfspyd_pidfile_lock(struct ebpfspyd *d)
+{
+	struct stat	 sb, sbn;
+	char		 buf[32];
+	ssize_t		 n;
+	int		 fd, tries;
+
+	for (tries = 0; tries < 10; tries++) {
+		fd = open(d->pidfile, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+		    0644);
+		if (fd == -1) {
+			fprintf(stderr, "ebpfspyd: pidfile %s: %s\n",
+			    d->pidfile, strerror(errno));
+			exit(1);
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+			if (errno != EWOULDBLOCK) {
+				fprintf(stderr, "ebpfspyd: lock pidfile %s: "
+				    "%s\n", d->pidfile, strerror(errno));
+				exit(1);
+			}
+			n = pread(fd, buf, sizeof(buf) - 1, 0);
+			buf[n > 0 ? n : 0] = '\0';
+			buf[strcspn(buf, "\n")] = '\0';
+			fprintf(stderr, "ebpfspyd: another ebpfspyd is running "
+			    "(pid %s, pidfile %s)\n", *buf != '\0' ? buf :
+			    "not written yet", d->pidfile);
+			exit(1);
+		}
+		if (fstat(fd, &sb) == 0 && stat(d->pidfile, &sbn) == 0 &&
+		    sb.st_dev == sbn.st_dev && sb.st_ino == sbn.st_ino) {
+			d->pidfile_fd = fd;
+			return;
+		}
+		close(fd);
+	}
+	fprintf(stderr, "ebpfspyd: pidfile %s keeps being replaced\n",
+	    d->pidfile);
+	exit(1);
+}
+
+/* Written in place once ready; the file was empty until then. */
 static void
 ebpfspyd_pidfile_write(struct ebpfspyd *d)
 {
-	char	*tmp, buf[32];
-	int	 fd, len;
+	char	buf[32];
+	int	len;
 
-	xasprintf(&tmp, "%s.XXXXXX", d->pidfile);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
-		fatal("pidfile %s", tmp);
 	len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (write(fd, buf, len) != len || fchmod(fd, 0644) == -1) {
-		unlink(tmp);
-		fatal("pidfile %s", tmp);
-	}
-	if (close(fd) == -1 || rename(tmp, d->pidfile) == -1) {
-		unlink(tmp);
+	if (ftruncate(d->pidfile_fd, 0) == -1 ||
+	    pwrite(d->pidfile_fd, buf, len, 0) != len)
 		fatal("pidfile %s", d->pidfile);
-	}
-	free(tmp);
-	d->pidfile_written = 1;
 }
 
 static void
@@ -409,8 +453,11 @@ ebpfspyd_free(struct ebpfspyd *d)
 	session_close(d->session);
 	resolve_free(d->resolve);
 	config_free(d->conf);
-	if (d->pidfile_written && unlink(d->pidfile) == -1)
+	/* Unlinked while still locked: see ebpfspyd_pidfile_lock(). */
+	if (d->pidfile_fd != -1 && unlink(d->pidfile) == -1)
 		log_warn("unlink %s", d->pidfile);
+	if (d->pidfile_fd != -1)
+		close(d->pidfile_fd);
 	log_info("exiting");
 	free(d->pidfile);
 	free(d->conf_path);
@@ -428,7 +475,7 @@ ebpfspyd_main(int argc, char **argv)
 
 	memset(d, 0, sizeof(*d));
 	d->conf_missing_ok = 1;
-	d->ready_fd = d->signal_fd = d->timer_fd = -1;
+	d->ready_fd = d->signal_fd = d->timer_fd = d->pidfile_fd = -1;
 
 	while ((ch = getopt(argc, argv, "c:dhno:p:t:Vv")) != -1) {
 		switch (ch) {
@@ -489,6 +536,8 @@ ebpfspyd_main(int argc, char **argv)
 		return 0;
 	}
 	d->conf_path = ebpfspyd_abspath(path);
+	if (d->pidfile != NULL)
+		ebpfspyd_pidfile_lock(d);
 
 	log_init(foreground, verbose);
 	if (!foreground)

@@ -24,7 +24,7 @@ struct ebpfspyd {
 	int			 conf_missing_ok; /* default path, no -c */
 	char			*opt_outdir;	/* -o overrides [output] dir */
 	char			*pidfile;	/* -p, absolute; NULL: none */
-	int			 pidfile_written;
+	int			 pidfile_fd;	/* locked; -1: none */
 	int			 ready_fd;	/* to the waiting parent; -1 */
 	long long		 run_seconds;	/* -t; 0: until a signal */
 	struct session		*session;

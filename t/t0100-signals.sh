@@ -123,11 +123,11 @@ test_expect_success ROOT,BPF 'without -d: the parent exits 0 once ready' '
 	test_path_is_missing "$pidfile"
 '
 
-test_expect_success ROOT,BPF 'without -d: the parent exits 1 if startup fails' '
+test_expect_success ROOT,BPF 'without -d: a pidfile that cannot be made: exit 1, why' '
 	test_expect_code 1 ebpfspyd -c ebpfspy.conf -o "$out" \
 	    -p "$TRASH_DIRECTORY/nodir/ebpfspyd.pid" >out.log 2>err.log &&
 	test_must_be_empty out.log &&
-	echo "ebpfspyd: failed to start, see the system log" >expect &&
+	echo "ebpfspyd: pidfile $TRASH_DIRECTORY/nodir/ebpfspyd.pid: No such file or directory" >expect &&
 	test_cmp expect err.log
 '
 

@@ -1,0 +1,63 @@
+#!/bin/sh
+test_description='one ebpfspyd a pidfile, one a spool
+
+The pidfile is locked from start to exit: a second ebpfspyd given the
+same pidfile exits 1 with a message naming the first, before it loads
+anything, and leaves the first one'"'"'s pidfile alone.  A spool directory is
+locked by the daemon that opened it: a second daemon with the same
+spool_dir keeps its undelivered profiles in memory and says why.'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-daemon.sh"
+
+pidfile=$TRASH_DIRECTORY/ebpfspyd.pid
+spool=$TRASH_DIRECTORY/spool
+
+test_expect_success 'setup' '
+	# Port 9 (discard) is closed here: every push fails and is spooled.
+	cat >ebpfspy.conf <<-EOF
+	[daemon]
+	collect_interval = 1
+	[pyroscope]
+	url = http://127.0.0.1:9
+	spool_dir = $spool
+	EOF
+'
+
+test_expect_success ROOT,BPF 'the first daemon takes the pidfile and the spool' '
+	daemon_start -c ebpfspy.conf -o "$TRASH_DIRECTORY/out1" -p "$pidfile" &&
+	daemon_pid >expect &&
+	test_cmp expect "$pidfile" &&
+	burn -t 2 >/dev/null &&
+	test_path_is_file "$spool/.lock"
+'
+
+test_expect_success ROOT,BPF 'a second one with the same pidfile exits 1 and says why' '
+	test_expect_code 1 ebpfspyd -c ebpfspy.conf -o "$TRASH_DIRECTORY/out2" \
+	    -p "$pidfile" >out 2>err &&
+	first=$(daemon_pid) &&
+	echo "ebpfspyd: another ebpfspyd is running (pid $first, pidfile $pidfile)" \
+	    >expect &&
+	test_cmp expect err &&
+	test_must_be_empty out &&
+	echo $first >expect &&
+	test_cmp expect "$pidfile" &&
+	test_path_is_missing "$TRASH_DIRECTORY/out2"
+'
+
+test_expect_success ROOT,BPF 'a second one with the same spool does not use it' '
+	ebpfspyd -d -v -t 3 -c ebpfspy.conf -o "$TRASH_DIRECTORY/out3" \
+	    -p "$TRASH_DIRECTORY/second.pid" >second.log 2>&1 &&
+	grep "^spool $spool: in use by another ebpfspyd\$" second.log &&
+	daemon_is_alive_ "$(daemon_pid)"
+'
+
+test_expect_success ROOT,BPF 'the first stops: pidfile removed; the next start takes it' '
+	daemon_stop &&
+	test_path_is_missing "$pidfile" &&
+	daemon_start -c ebpfspy.conf -o "$TRASH_DIRECTORY/out1" -p "$pidfile" &&
+	daemon_pid >expect &&
+	test_cmp expect "$pidfile" &&
+	daemon_stop
+'
+
+test_done
