@@ -7,8 +7,9 @@
  * lowest of the spool's oldest and the memory queue's head: a newer
  * request is never delivered before an older one, wherever each waits.
  * A request that fails for a reason that may pass (no connection, a
- * timeout, 5xx, 408, 429) goes to the spool with everything queued
- * behind it and is retried with exponential backoff and jitter; while a
+ * timeout, 5xx, 408, 429, a 3xx redirect: the url is to be fixed) goes
+ * to the spool with everything queued behind it and is retried with
+ * exponential backoff and jitter; while a
  * retry waits, new rounds go to the spool too.  A request the server
  * rejects (another 4xx) is dropped and counted: sending it again would
  * not change the answer.
@@ -311,6 +312,11 @@ pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
 	py->failures++;
 	if (res->error)
 		why = xstrdup(res->message);
+	else if (res->status >= 300 && res->status < 400)
+		xasprintf(&why, "HTTP %ld: the url redirects%s%s (redirects "
+		    "are not followed: set [pyroscope] url to where it points)",
+		    res->status, res->location != NULL ? " to " : "",
+		    res->location != NULL ? res->location : "");
 	else
 		xasprintf(&why, "HTTP %ld: %s", res->status, res->message);
 	/* It and everything behind it wait on disk from now on. */
@@ -341,10 +347,14 @@ pyroscope_done_cb(void *arg, const struct pyroscope_http_result *res)
 	int			 spooled = py->cur_spooled;
 
 	py->cur = NULL;
+	/*
+	 * A redirect is a misconfigured url, not a rejected profile: kept
+	 * and retried like an outage, so fixing the url delivers them.
+	 */
 	if (!res->error && res->status >= 200 && res->status < 300)
 		pyroscope_done_ok(py, r, spooled);
 	else if (!res->error && res->status != 408 && res->status != 429 &&
-	    res->status < 500)
+	    (res->status < 300 || res->status >= 400) && res->status < 500)
 		pyroscope_done_rejected(py, r, spooled, res);
 	else {
 		pyroscope_done_retry(py, r, spooled, res);

@@ -47,6 +47,7 @@ struct pyroscope_http {
 	char					 errbuf[CURL_ERROR_SIZE];
 	char					 resp[PYROSCOPE_HTTP_RESP_MAX];
 	size_t					 resp_len;
+	char					 location[256];
 };
 
 static void	 pyroscope_http_check(struct pyroscope_http *);
@@ -354,6 +355,28 @@ pyroscope_http_message(struct pyroscope_http *h)
 	return h->resp;
 }
 
+/*
+ * Where a 3xx points, for the log: redirects are not followed (the
+ * credentials would go along), so the user must be told the URL to set.
+ * Bounded and printable: it is the server's text.
+ */
+static const char *
+pyroscope_http_location(struct pyroscope_http *h, long status)
+{
+	char	*url = NULL;
+	size_t	 i;
+
+	if (status < 300 || status > 399 ||
+	    curl_easy_getinfo(h->easy, CURLINFO_REDIRECT_URL, &url) !=
+	    CURLE_OK || url == NULL)
+		return NULL;
+	for (i = 0; url[i] != '\0' && i < sizeof(h->location) - 1; i++)
+		h->location[i] = (unsigned char)url[i] < 0x21 ||
+		    (unsigned char)url[i] >= 0x7f ? '?' : url[i];
+	h->location[i] = '\0';
+	return h->location;
+}
+
 static void
 pyroscope_http_check(struct pyroscope_http *h)
 {
@@ -377,8 +400,10 @@ pyroscope_http_check(struct pyroscope_http *h)
 			res.status = 0;
 			res.message = h->errbuf[0] != '\0' ? h->errbuf :
 			    curl_easy_strerror(rc);
-		} else
+		} else {
 			res.message = pyroscope_http_message(h);
+			res.location = pyroscope_http_location(h, res.status);
+		}
 		/* Done with the handle before the next POST may start. */
 		curl_multi_remove_handle(h->multi, h->easy);
 		curl_easy_cleanup(h->easy);

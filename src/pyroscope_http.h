@@ -18,6 +18,8 @@ struct pyroscope_http_result {
 	long		 retry_after;	/* seconds the server asked, or 0 */
 	const char	*message;	/* curl's error, else the first bytes of
 					   the answer; printable */
+	const char	*location;	/* a 3xx's Location, printable, or
+					   NULL */
 };
 
 /* Called when a POST ends; it may start the next one. */

@@ -152,6 +152,21 @@ test_expect_success '429 with Retry-After: the server decides the wait' '
 	check_all_once "svc0 svc1"
 '
 
+test_expect_success 'a redirect keeps the profiles and names where it points' '
+	rm -f mock.rec && : >driver.all &&
+	mock_ctl "status 307" "location https://pyroscope.example/ingest" &&
+	driver_start -c push.conf -i 0.3 -n 2 -t cpu &&
+	wait_until "grep -q \"HTTP 307\" driver.err" &&
+	grep "HTTP 307: the url redirects to https://pyroscope.example/ingest (redirects are not followed: set \[pyroscope\] url to where it points); retrying" \
+	    driver.err &&
+	! grep "dropped" driver.err &&
+	mock_ctl &&
+	wait_until "test \$(spool_files) = 0 && grep -q \"delivering again\" driver.err" &&
+	driver_stop &&
+	driver_keep &&
+	check_all_once "svc0 svc1"
+'
+
 # svc1 was not in the last run: check only svc0 from here on.
 test_expect_success 'a full spool drops the oldest and counts them' '
 	rm -f mock.rec mock.log && : >driver.all &&

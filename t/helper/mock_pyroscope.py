@@ -296,6 +296,10 @@ class State:
                 c["retry_after"] = w[1]
             elif w[0] == "close":
                 c["close"] = True
+            elif w[0] == "location" and len(w) == 2:
+                # Sent with a 3xx status, as a proxy or an http -> https
+                # redirect would.
+                c["location"] = w[1]
         return c
 
     def append(self, path, obj):
@@ -315,12 +319,14 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def answer(self, status, body=b"", ctype="application/json",
-               retry_after=None):
+               retry_after=None, location=None):
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         if retry_after is not None:
             self.send_header("Retry-After", str(retry_after))
+        if location is not None:
+            self.send_header("Location", location)
         self.end_headers()
         self.wfile.write(body)
 
@@ -411,6 +417,10 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(200, b"", ctype)
         else:
             ra = c["retry_after"] if status in (429, 503) else None
+            if 300 <= status < 400:
+                self.answer(status, b"", "text/html",
+                            location=c.get("location"))
+                return
             self.reject_with(status, reason, ra)
 
     def reject_with(self, status, message, retry_after):
