@@ -27,6 +27,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "pids.h"
+#include "pyroscope.h"
 #include "reload.h"
 #include "resolve.h"
 #include "session.h"
@@ -436,6 +437,43 @@ ebpfspyd_ready(struct ebpfspyd *d)
 	}
 }
 
+/* The push counters, for the metrics page. */
+static void
+ebpfspyd_push_cb(struct metrics_push *mp, void *arg)
+{
+	struct pyroscope_stats	 st;
+
+	sinks_push_stats(arg, &st);
+	mp->requests[0].outcome = "ok";
+	mp->requests[0].n = st.requests_ok;
+	mp->requests[1].outcome = "retry";
+	mp->requests[1].n = st.requests_retry;
+	mp->requests[2].outcome = "failed";
+	mp->requests[2].n = st.requests_failed;
+	mp->nrequests = 3;
+	mp->retries = st.retries;
+	mp->spool_bytes = st.spool_bytes;
+	mp->spool_dropped = st.dropped_profiles;
+}
+
+/* What /metrics and /debug/state show of the daemon, at each request. */
+static void
+ebpfspyd_view_cb(struct metrics_view *v, void *arg)
+{
+	struct ebpfspyd	*d = arg;
+
+	v->conf = d->conf;
+	v->conf_path = d->conf_path;
+	v->started = d->started;
+	v->round_failures = d->round_failures;
+	v->reloads = d->reloads;
+	v->reload_failures = d->reload_failures;
+	v->session = d->session;
+	v->pids = d->pids;
+	v->resolve = d->resolve;
+	v->collect = d->collect;
+}
+
 static void
 ebpfspyd_free(struct ebpfspyd *d)
 {
@@ -568,8 +606,8 @@ ebpfspyd_main(int argc, char **argv)
 	    d->resolve, d->sinks)) == NULL)
 		fatalx("cannot set up collection rounds");
 	ebpfspyd_timer_open(d);
-	d->metrics = metrics_create(d->loop, d->conf, d);
-	metrics_set_push(d->metrics, sinks_push_stats_cb, d->sinks);
+	d->metrics = metrics_create(d->loop, d->conf, ebpfspyd_view_cb, d);
+	metrics_set_push(d->metrics, ebpfspyd_push_cb, d->sinks);
 	d->reload = reload_create(d);
 	d->watch = watch_open(d);
 	ev_timer_init(&d->run_timer, ebpfspyd_run_cb,

@@ -54,7 +54,8 @@ struct metrics_server {
 
 struct metrics {
 	struct ev_loop		*loop;
-	struct ebpfspyd		*d;
+	metrics_view_cb		 view_cb;
+	void			*view_arg;
 	struct metrics_server	*srv;		/* NULL: none */
 	metrics_push_cb		 push_cb;
 	void			*push_arg;
@@ -204,6 +205,7 @@ metrics_request_cb(void *arg, struct MHD_Connection *conn, const char *url,
 {
 	struct metrics		*m = arg;
 	struct metrics_push	 mp;
+	struct metrics_view	 view;
 	unsigned int		 status = MHD_HTTP_OK;
 	const char		*type = METRICS_TEXT;
 	FILE			*f;
@@ -211,6 +213,8 @@ metrics_request_cb(void *arg, struct MHD_Connection *conn, const char *url,
 	size_t			 len = 0;
 
 	m->requests++;
+	memset(&view, 0, sizeof(view));
+	m->view_cb(&view, m->view_arg);
 	if ((f = open_memstream(&body, &len)) == NULL)
 		fatal("open_memstream");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
@@ -222,11 +226,11 @@ metrics_request_cb(void *arg, struct MHD_Connection *conn, const char *url,
 			memset(&mp, 0, sizeof(mp));
 			m->push_cb(&mp, m->push_arg);
 		}
-		metrics_prom_write(f, m->d, m->push_cb != NULL ? &mp : NULL,
+		metrics_prom_write(f, &view, m->push_cb != NULL ? &mp : NULL,
 		    m->requests);
 	} else if (strcmp(url, "/debug/state") == 0) {
 		type = "application/json";
-		metrics_state_write(f, m->d, m->srv != NULL ?
+		metrics_state_write(f, &view, m->srv != NULL ?
 		    m->srv->listen : NULL);
 	} else {
 		status = MHD_HTTP_NOT_FOUND;
@@ -395,13 +399,14 @@ metrics_port(const char *addr)
 
 struct metrics *
 metrics_create(struct ev_loop *loop, const struct config *conf,
-    struct ebpfspyd *d)
+    metrics_view_cb view_cb, void *view_arg)
 {
 	struct metrics	*m;
 
 	m = xcalloc(1, sizeof(*m));
 	m->loop = loop;
-	m->d = d;
+	m->view_cb = view_cb;
+	m->view_arg = view_arg;
 	if (metrics_configure(m, conf) == -1)
 		log_warnx("metrics: no listener; a reload tries again");
 	return m;

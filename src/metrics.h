@@ -3,13 +3,37 @@
 
 #include <sys/socket.h>
 #include <stddef.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 
+struct collect;
 struct config;
-struct ebpfspyd;
 struct ev_loop;
 struct metrics;
+struct pids;
+struct resolve;
+struct session;
+
+/*
+ * What the pages show of the daemon, filled in by the daemon's callback
+ * (metrics_create) when a request comes: metrics reads the daemon's
+ * parts without knowing the daemon's own structure, so nothing below
+ * the top of src/ includes ebpfspyd.h.  NULL parts are not started yet.
+ */
+struct metrics_view {
+	struct config		*conf;
+	const char		*conf_path;
+	struct timespec		 started;	/* CLOCK_MONOTONIC */
+	uint64_t		 round_failures;
+	uint64_t		 reloads;
+	uint64_t		 reload_failures;
+	struct session		*session;
+	struct pids		*pids;
+	struct resolve		*resolve;
+	struct collect		*collect;
+};
+typedef void	(*metrics_view_cb)(struct metrics_view *, void *);
 
 /*
  * The Pyroscope push counters, filled on each scrape by whoever owns the
@@ -33,11 +57,11 @@ typedef void	(*metrics_push_cb)(struct metrics_push *, void *);
  * The HTTP listener of [metrics] listen: GET /metrics (Prometheus text
  * format 0.0.4) and GET /debug/state (JSON), served by libmicrohttpd
  * on the daemon's loop, without threads.  The pages read the daemon's
- * state through the struct ebpfspyd when a request comes.  Never NULL:
+ * state through the view cb fills when a request comes.  Never NULL:
  * a listener that cannot be bound is logged and tried again on reload.
  */
 struct metrics	*metrics_create(struct ev_loop *, const struct config *,
-		    struct ebpfspyd *);
+		    metrics_view_cb, void *);
 /* Reload: a changed listen re-binds; -1 keeps the old listener. */
 int		 metrics_configure(struct metrics *, const struct config *);
 void		 metrics_free(struct metrics *);
@@ -58,8 +82,9 @@ const char	*metrics_listen_check(const char *);
  * push counters if mp is not NULL and the listener's request count;
  * /debug/state (metrics_state.c), with the address listened on.
  */
-void		 metrics_prom_write(FILE *, struct ebpfspyd *,
+void		 metrics_prom_write(FILE *, const struct metrics_view *,
 		    const struct metrics_push *, uint64_t);
-void		 metrics_state_write(FILE *, struct ebpfspyd *, const char *);
+void		 metrics_state_write(FILE *, const struct metrics_view *,
+		    const char *);
 
 #endif

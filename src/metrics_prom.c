@@ -17,7 +17,6 @@
 #include "bpf/profile.h"
 #include "collect.h"
 #include "config.h"
-#include "ebpfspyd.h"
 #include "json.h"
 #include "metrics.h"
 #include "pids.h"
@@ -152,7 +151,7 @@ metrics_prom_ts_diff(const struct timespec *a, const struct timespec *b)
 
 /* When the daemon started, in seconds since the epoch. */
 static double
-metrics_prom_start_time(struct ebpfspyd *d)
+metrics_prom_start_time(const struct metrics_view *d)
 {
 	struct timespec	 mono, real;
 
@@ -180,7 +179,7 @@ metrics_prom_rss(void)
 }
 
 static void
-metrics_prom_process(FILE *f, struct ebpfspyd *d, uint64_t requests)
+metrics_prom_process(FILE *f, const struct metrics_view *d, uint64_t requests)
 {
 	struct rusage	 ru;
 	double		 cpu = 0;
@@ -210,7 +209,7 @@ metrics_prom_process(FILE *f, struct ebpfspyd *d, uint64_t requests)
 }
 
 static void
-metrics_prom_rounds(FILE *f, struct ebpfspyd *d,
+metrics_prom_rounds(FILE *f, const struct metrics_view *d,
     const struct collect_stats *cs)
 {
 	metrics_prom_counter(f, "ebpfspy_rounds_total",
@@ -250,7 +249,7 @@ metrics_prom_stats(FILE *f, const char *name, const char *help,
 }
 
 static void
-metrics_prom_samples(FILE *f, struct ebpfspyd *d, const uint64_t *stats,
+metrics_prom_samples(FILE *f, const struct metrics_view *d, const uint64_t *stats,
     const struct collect_stats *cs)
 {
 	metrics_prom_counter(f, "ebpfspy_bpf_samples_total",
@@ -352,7 +351,7 @@ metrics_prom_push(FILE *f, const struct metrics_push *mp)
 }
 
 void
-metrics_prom_write(FILE *f, struct ebpfspyd *d, const struct metrics_push *mp,
+metrics_prom_write(FILE *f, const struct metrics_view *d, const struct metrics_push *mp,
     uint64_t requests)
 {
 	struct collect_stats	 cs;

@@ -17,7 +17,6 @@
 #include "bpf/profile.h"
 #include "collect.h"
 #include "config.h"
-#include "ebpfspyd.h"
 #include "json.h"
 #include "log.h"
 #include "metrics.h"
@@ -107,7 +106,7 @@ metrics_state_caches(struct json *j, const struct resolve_stats *rs,
 }
 
 static void
-metrics_state_bpf(struct json *j, struct ebpfspyd *d)
+metrics_state_bpf(struct json *j, const struct metrics_view *d)
 {
 	struct session	*s = d->session;
 	struct config	*c = d->conf;
@@ -139,7 +138,7 @@ metrics_state_bpf(struct json *j, struct ebpfspyd *d)
 }
 
 void
-metrics_state_write(FILE *f, struct ebpfspyd *d, const char *listen)
+metrics_state_write(FILE *f, const struct metrics_view *d, const char *listen)
 {
 	struct config		*c = d->conf;
 	struct collect_stats	 cs;

@@ -23,7 +23,6 @@
 #include "config.h"
 #include "flamegraph.h"
 #include "log.h"
-#include "metrics.h"
 #include "profile.h"
 #include "pyroscope.h"
 #include "retention.h"
@@ -215,22 +214,9 @@ sinks_flush(struct sinks *s)
 
 /* The push counters, for the metrics page. */
 void
-sinks_push_stats_cb(struct metrics_push *mp, void *arg)
+sinks_push_stats(struct sinks *s, struct pyroscope_stats *st)
 {
-	struct sinks		*s = arg;
-	struct pyroscope_stats	 st;
-
-	pyroscope_stats(s->pyroscope, &st);
-	mp->requests[0].outcome = "ok";
-	mp->requests[0].n = st.requests_ok;
-	mp->requests[1].outcome = "retry";
-	mp->requests[1].n = st.requests_retry;
-	mp->requests[2].outcome = "failed";
-	mp->requests[2].n = st.requests_failed;
-	mp->nrequests = 3;
-	mp->retries = st.retries;
-	mp->spool_bytes = st.spool_bytes;
-	mp->spool_dropped = st.dropped_profiles;
+	pyroscope_stats(s->pyroscope, st);
 }
 
 void

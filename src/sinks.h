@@ -6,7 +6,7 @@
 
 struct config;
 struct ev_loop;
-struct metrics_push;
+struct pyroscope_stats;
 struct profile;
 struct sinks;
 
@@ -33,6 +33,6 @@ void		 sinks_settle(struct sinks *);
  */
 void		 sinks_flush(struct sinks *);
 void		 sinks_log_state(struct sinks *);
-void		 sinks_push_stats_cb(struct metrics_push *, void *);
+void		 sinks_push_stats(struct sinks *, struct pyroscope_stats *);
 
 #endif

@@ -22,7 +22,6 @@
 #include <ev.h>
 
 #include "src/config.h"
-#include "ebpfspyd.h"
 #include "log.h"
 #include "metrics.h"
 #include "tap.h"
@@ -372,8 +371,15 @@ test_config(void)
 	config_errors_clear(&errs);
 }
 
+/* The daemon's part: hand the pages the test's view. */
+static void
+view_cb(struct metrics_view *v, void *arg)
+{
+	*v = *(struct metrics_view *)arg;
+}
+
 static char *
-page(int prom, struct ebpfspyd *d, const struct metrics_push *mp)
+page(int prom, struct metrics_view *d, const struct metrics_push *mp)
 {
 	FILE	*f;
 	char	*buf = NULL;
@@ -421,7 +427,7 @@ prom_is_wellformed(const char *text)
 }
 
 static void
-test_pages(struct ebpfspyd *d)
+test_pages(struct metrics_view *d)
 {
 	struct metrics_push	 mp;
 	char			*s;
@@ -477,7 +483,7 @@ test_pages(struct ebpfspyd *d)
 }
 
 static void
-test_http(struct ebpfspyd *d)
+test_http(struct metrics_view *d)
 {
 	static const char big_head[] = "GET /metrics HTTP/1.1\r\n"
 	    "Host: localhost\r\nX-Big: ";
@@ -493,7 +499,7 @@ test_http(struct ebpfspyd *d)
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
 	free(d->conf->metrics_listen);
 	d->conf->metrics_listen = strdup(addr);
-	m = metrics_create(loop, d->conf, d);
+	m = metrics_create(loop, d->conf, view_cb, d);
 	ok(m != NULL, "metrics_create on %s", addr);
 
 	r = get(port, "/metrics");
@@ -623,7 +629,7 @@ test_http(struct ebpfspyd *d)
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
 	free(d->conf->metrics_listen);
 	d->conf->metrics_listen = strdup(addr);
-	m = metrics_create(loop, d->conf, d);
+	m = metrics_create(loop, d->conf, view_cb, d);
 	ok(m != NULL, "metrics_create on a busy port still returns");
 	close(fd);
 	r = get(port, "/metrics");
@@ -638,7 +644,7 @@ test_http(struct ebpfspyd *d)
 }
 
 static void
-test_ipv6(struct ebpfspyd *d)
+test_ipv6(struct metrics_view *d)
 {
 	struct metrics	*m;
 	char		*r, addr[64];
@@ -651,7 +657,7 @@ test_ipv6(struct ebpfspyd *d)
 	snprintf(addr, sizeof(addr), "[::1]:%d", port);
 	free(d->conf->metrics_listen);
 	d->conf->metrics_listen = strdup(addr);
-	m = metrics_create(loop, d->conf, d);
+	m = metrics_create(loop, d->conf, view_cb, d);
 	r = http(port, 1, "GET /metrics HTTP/1.0\r\n\r\n", 25);
 	is_int(status(r), 200, "GET /metrics on %s", addr);
 	free(r);
@@ -661,13 +667,12 @@ test_ipv6(struct ebpfspyd *d)
 int
 main(void)
 {
-	struct ebpfspyd	 d;
+	struct metrics_view	 d;
 
 	log_init(1, 0);
 	if ((loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
 		abort();
 	memset(&d, 0, sizeof(d));
-	d.loop = loop;
 	d.conf = config_defaults();
 	d.conf_path = "/etc/\"odd\"\n.conf";
 	d.reloads = 3;
