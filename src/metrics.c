@@ -12,7 +12,9 @@
  *
  * Requests come from the network: only GET and HEAD of the two pages
  * are answered; the request head is bounded by the per-connection
- * memory limit, the number of connections and their idle time too.
+ * memory limit, the number of connections (in all and per client
+ * address), their idle time, and the time a whole request may take
+ * (metrics_conn.c): a slow client cannot hold the slots for long.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -34,10 +36,13 @@
 #include "config.h"
 #include "log.h"
 #include "metrics.h"
+#include "metrics_conn.h"
 #include "xmalloc.h"
 
-#define METRICS_CONN_MAX	16	/* connections at once */
+#define METRICS_CONN_MAX	32	/* connections at once */
+#define METRICS_CONN_PER_CLIENT	8	/* of them from one address */
 #define METRICS_CONN_TIMEOUT	10	/* seconds a connection may idle */
+#define METRICS_CONN_REQUEST	5.	/* seconds to send a whole request */
 #define METRICS_CONN_MEMORY	16384	/* bytes: bounds a request head */
 #define METRICS_BACKLOG		16
 
@@ -50,6 +55,7 @@ struct metrics_server {
 	char			*listen;
 	ev_io			 io;		/* MHD's epoll fd */
 	ev_timer		 timer;		/* MHD's next timeout */
+	struct metrics_conns	*conns;		/* their deadlines */
 };
 
 struct metrics {
@@ -240,6 +246,7 @@ metrics_request_cb(void *arg, struct MHD_Connection *conn, const char *url,
 		fatal("metrics: page");
 	metrics_printable(what, sizeof(what), method, url);
 	log_debug("metrics: %s: %u, %zu bytes", what, status, len);
+	metrics_conn_served(conn);
 	return metrics_respond(conn, status, type, body, len);
 }
 
@@ -270,6 +277,12 @@ metrics_server_run(struct metrics_server *srv)
 		ev_timer_set(&srv->timer, ms / 1000., 0.);
 		ev_timer_start(loop, &srv->timer);
 	}
+}
+
+static void
+metrics_server_kick(void *arg)
+{
+	metrics_server_run(arg);
 }
 
 static void
@@ -332,12 +345,17 @@ metrics_server_open(struct metrics *m, const char *addr)
 		flags |= MHD_USE_IPv6;
 	srv = xcalloc(1, sizeof(*srv));
 	srv->m = m;
+	srv->conns = metrics_conn_create(m->loop, METRICS_CONN_REQUEST,
+	    metrics_server_kick, srv);
 	srv->mhd = MHD_start_daemon(flags, 0, NULL, NULL, metrics_request_cb,
 	    m, MHD_OPTION_EXTERNAL_LOGGER, metrics_mhd_log_cb, m,
 	    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_MAX,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned int)METRICS_CONN_PER_CLIENT,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_CONN_TIMEOUT,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICS_CONN_MEMORY,
+	    MHD_OPTION_NOTIFY_CONNECTION, metrics_conn_notify_cb, srv->conns,
 	    MHD_OPTION_END);
 	if (srv->mhd == NULL) {
 		log_warnx("metrics: cannot start the HTTP server on %s",
@@ -349,6 +367,7 @@ metrics_server_open(struct metrics *m, const char *addr)
 		if (fstat(fd, &sb) == 0 && sb.st_dev == sock.st_dev &&
 		    sb.st_ino == sock.st_ino)
 			close(fd);
+		metrics_conn_free(srv->conns);
 		free(srv);
 		return NULL;
 	}
@@ -356,6 +375,7 @@ metrics_server_open(struct metrics *m, const char *addr)
 	if (info == NULL || info->epoll_fd < 0) {
 		log_warnx("metrics: no epoll fd from libmicrohttpd");
 		MHD_stop_daemon(srv->mhd);
+		metrics_conn_free(srv->conns);
 		free(srv);
 		return NULL;
 	}
@@ -379,6 +399,7 @@ metrics_server_close(struct metrics_server *srv)
 	ev_io_stop(srv->m->loop, &srv->io);
 	ev_timer_stop(srv->m->loop, &srv->timer);
 	MHD_stop_daemon(srv->mhd);	/* closes the listening socket */
+	metrics_conn_free(srv->conns);
 	free(srv->listen);
 	free(srv);
 }

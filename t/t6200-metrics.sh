@@ -165,6 +165,24 @@ test_expect_success ROOT,BPF,CURL 'other paths are 404, other methods 405' '
 	! grep "^ebpfspy_" r
 '
 
+test_expect_success ROOT,BPF,CURL,PYTHON3 'slow clients: bounded per client, cut after 5 s' '
+	# 40 connections from 127.0.0.1 that never finish their request:
+	# at most 8 are kept (one address), a client from another address
+	# is served meanwhile, and all are cut within the 5 s a request may
+	# take (plus the timer), not after the 10 s idle timeout they never
+	# reach, as they send a line every second.
+	python3 "$EBPFSPY_SOURCE_DIR/t/helper/slow_clients.py" --port $port \
+	    --n 40 --duration 12 >slow &&
+	cat slow &&
+	held=$(sed -n "s/^held //p" slow) &&
+	test "$held" -le 8 &&
+	grep "^probe_other 200\$" slow &&
+	closed=$(sed -n "s/^closed //p" slow) &&
+	test -n "$closed" &&
+	awk -v t="$closed" "BEGIN { exit !(t <= 8) }" &&
+	grep "^probe_same 200\$" slow
+'
+
 test_expect_success ROOT,BPF,CURL 'a reload with a bad address keeps the listener' '
 	write_conf 3600 "127.0.0.1" &&
 	daemon_wait_log_count "^(reloaded |reload failed)" 2 &&
