@@ -31,12 +31,14 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "cgroup.h"
 #include "config.h"
+#include "container.h"
 #include "log.h"
 #include "pids.h"
 #include "proc.h"
@@ -54,6 +56,7 @@ struct pids {
 	struct session		*session;
 	struct resolve		*resolve;
 	struct python		*python;
+	struct container_cache	*containers;
 	const struct config	*conf;
 	struct pids_proc	**v;	/* open addressing by pid */
 	size_t			 size;
@@ -76,6 +79,7 @@ pids_create(struct session *session, struct resolve *resolve,
 	p->resolve = resolve;
 	p->conf = conf;
 	p->python = python_create(session, conf);
+	p->containers = container_cache_create("/");
 	p->size = 1024;
 	p->v = xcalloc(p->size, sizeof(*p->v));
 	return p;
@@ -106,6 +110,7 @@ pids_free(struct pids *p)
 	free(p->dead);
 	free(p->v);
 	python_free(p->python);
+	container_cache_free(p->containers);
 	free(p);
 }
 
@@ -294,8 +299,10 @@ pids_target(struct pids *p, struct pids_proc *proc)
 		exe[n] = '\0';
 		f.exe = exe;
 	}
-	if (cgroup_read(proc->pid, &cg) == 0)
+	if (cgroup_read(proc->pid, &cg) == 0) {
 		f.cg = &cg;
+		f.ct = container_lookup(p->containers, &cg, time(NULL));
+	}
 	target_labels_free(proc->labels);
 	proc->labels = target_labels(p->conf, &f);
 	proc->labels_pending = 0;

@@ -14,10 +14,14 @@
  * whole string: '*' matches any characters, '/' included.  A target
  * without label.service_name is its own name.  Processes in a container
  * also get container_id and, where the path shows them, pod_uid and
- * qos_class.  A process no target takes goes to the default target --
- * service_name is its systemd unit, else its container (the id's first
- * 12 digits), else its comm -- unless targets_only is set: then it is
- * not profiled at all.
+ * qos_class; where the runtime's files name them (container.c),
+ * Kubernetes' namespace, pod and container, and a Docker or Podman
+ * container's name as container.  A process no target takes goes to the
+ * default target -- service_name is its systemd unit, else for a pod
+ * "<namespace>/<container>" (the pod's name when the container is not
+ * known), else the Docker or Podman name, else the container id's
+ * first 12 digits, else its comm -- unless targets_only is set: then it
+ * is not profiled at all.
  *
  * Every process is matched against the targets in order, and a reload
  * checks the names for duplicates: both are linear in the number of
@@ -32,6 +36,7 @@
 
 #include "cgroup.h"
 #include "config.h"
+#include "container.h"
 #include "target.h"
 #include "xmalloc.h"
 
@@ -330,6 +335,23 @@ target_labels_add(struct target_labels *l, const char *name,
 	l->n++;
 }
 
+/*
+ * A comm the daemon could not read stands as "[pid]": never a service
+ * name, or every process that exits before it is read becomes a
+ * service, a directory and a series of its own.
+ */
+static int
+target_comm_is_name(const char *comm)
+{
+	size_t	 n;
+
+	if (comm == NULL || *comm == '\0')
+		return 0;
+	n = strlen(comm);
+	return !(comm[0] == '[' && comm[n - 1] == ']' && n > 2 &&
+	    strspn(comm + 1, "0123456789") == n - 2);
+}
+
 static int
 target_label_cmp(const void *a, const void *b)
 {
@@ -347,8 +369,9 @@ target_labels(const struct config *conf, const struct target_facts *f)
 {
 	const struct target_conf	*t = NULL;
 	const struct cgroup_info	*cg = f->cg;
+	const struct container_info	*ct = f->ct;
 	struct target_labels		*l;
-	char				 shortid[16];
+	char				 shortid[16], *podsvc;
 	size_t				 i, len;
 	char				*p;
 
@@ -368,19 +391,33 @@ target_labels(const struct config *conf, const struct target_facts *f)
 		target_labels_add(l, "service_name", t->name);
 	} else if (cg != NULL && cg->unit[0] != '\0')
 		target_labels_add(l, "service_name", cg->unit);
+	else if (ct != NULL && ct->namespace[0] != '\0') {
+		xasprintf(&podsvc, "%s/%s", ct->namespace,
+		    ct->name[0] != '\0' ? ct->name : ct->pod);
+		target_labels_add(l, "service_name", podsvc);
+		free(podsvc);
+	} else if (ct != NULL && ct->name[0] != '\0')
+		target_labels_add(l, "service_name", ct->name);
 	else if (cg != NULL && cg->container_id[0] != '\0') {
 		/* The short id docker shows: the first 12 digits. */
 		snprintf(shortid, sizeof(shortid), "%.12s", cg->container_id);
 		target_labels_add(l, "service_name", shortid);
 	} else
 		target_labels_add(l, "service_name",
-		    f->comm != NULL && *f->comm != '\0' ? f->comm : "unknown");
+		    target_comm_is_name(f->comm) ? f->comm : "unknown");
 	if (cg != NULL && cg->container_id[0] != '\0')
 		target_labels_add(l, "container_id", cg->container_id);
 	if (cg != NULL && cg->pod_uid[0] != '\0')
 		target_labels_add(l, "pod_uid", cg->pod_uid);
 	if (cg != NULL && cg->qos_class[0] != '\0')
 		target_labels_add(l, "qos_class", cg->qos_class);
+	/* Alloy's names for them. */
+	if (ct != NULL && ct->namespace[0] != '\0')
+		target_labels_add(l, "namespace", ct->namespace);
+	if (ct != NULL && ct->pod[0] != '\0')
+		target_labels_add(l, "pod", ct->pod);
+	if (ct != NULL && ct->name[0] != '\0')
+		target_labels_add(l, "container", ct->name);
 
 	qsort(l->v, l->n, sizeof(*l->v), target_label_cmp);
 	for (i = 0, len = 1; i < l->n; i++)

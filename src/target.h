@@ -13,6 +13,7 @@
 
 struct cgroup_info;
 struct config;
+struct container_info;
 
 struct target_label {
 	char	*name;
@@ -39,6 +40,7 @@ struct target_facts {
 	const char			*comm;
 	const char			*exe;		/* NULL: none */
 	const struct cgroup_info	*cg;
+	const struct container_info	*ct;	/* its names; NULL: none */
 };
 
 /* The labels of a process: sorted by name, with an identity string. */

@@ -13,7 +13,7 @@ apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
 	clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libev-dev libinih-dev libprotobuf-c-dev protobuf-c-compiler \
 	libmicrohttpd-dev prometheus curl libcurl4-openssl-dev \
-	liblzma-dev libiberty-dev xz-utils g++ nodejs elfutils \
+	liblzma-dev libiberty-dev libjson-c-dev xz-utils g++ nodejs elfutils \
 	python3 golang-go gawk binutils groff-base mandoc procps util-linux \
 	libxml2-utils chromium fonts-dejavu-core \
 	>/dev/null

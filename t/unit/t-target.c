@@ -123,6 +123,7 @@ main(void)
 	    "kubepods-burstable-pod11112222_3333_4444_5555_666677778888.slice/"
 	    "cri-containerd-" CID ".scope\n";
 	cgroup_parse(text, strlen(text), &cg);
+	memset(&f, 0, sizeof(f));
 	f.pid = 1;
 	f.comm = "nginx";
 	f.exe = "/usr/sbin/nginx";
