@@ -64,7 +64,8 @@ main(int argc, char **argv)
 	struct unwind_table		*t;
 	struct elf_file			*ef, *debug;
 	double				*cpu, c0, w0, t0, w, wall_max = 0;
-	double				 step_max = 0, first = 0, create_max = 0;
+	double				 step_max = 0, first = 0;
+	double				 create_max = 0;
 	size_t				 reps = 20, fdes = 256, i, k, steps = 0;
 	int				 ch, fd, dfd, more;
 
@@ -124,7 +125,8 @@ main(int argc, char **argv)
 		t = unwind_table_builder_finish(b, &st);
 		cpu[i] = now_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
 		if (t == NULL) {
-			fprintf(stderr, "unwind_build: %s: no table\n", argv[0]);
+			fprintf(stderr, "unwind_build: %s: no table\n",
+			    argv[0]);
 			return 1;
 		}
 		unwind_table_free(t);

@@ -451,7 +451,8 @@ test_debug_frame(void)
 	struct unwind_table_stats	 st;
 	struct unwind_table		*t;
 	struct ranges			 got, want;
-	char				 p[FX_DIR_MAX + 32], dbg[FX_DIR_MAX + 32];
+	char				 p[FX_DIR_MAX + 32];
+	char				 dbg[FX_DIR_MAX + 32];
 
 	snprintf(p, sizeof(p), "%s/df.c", dir);
 	snprintf(dbg, sizeof(dbg), "%s/df.debug", dir);
@@ -615,7 +616,8 @@ test_random(void)
 	struct unwind_table		*t;
 	struct elf_file_scn		 eh, hdr;
 	uint8_t				*orig, *img;
-	size_t				 len, i, k, nbad = 0, ntab = 0, errs = 0;
+	size_t				 len, i, k, errs = 0;
+	size_t				 nbad = 0, ntab = 0;
 	uint64_t			 off;
 
 	orig = image(LDSO, &len);
