@@ -23,7 +23,7 @@ static const char *unwind_table_kind_names[] = {
 
 static const char *unwind_table_err_names[] = {
 	"truncated", "cie", "encoding", "op", "state", "range", "overlap",
-	"hdr"
+	"hdr", "work"
 };
 
 /* The whole table at once. */

@@ -26,6 +26,9 @@ enum unwind_table_err {
 	UNWIND_TABLE_ERR_OVERLAP,	/* FDE starts inside the previous */
 	UNWIND_TABLE_ERR_HDR,		/* .eh_frame_hdr unusable or entry
 					   out of .eh_frame */
+	UNWIND_TABLE_ERR_WORK,		/* more work than the CFI's size
+					   explains (entries listed again and
+					   again): no table */
 	UNWIND_TABLE_ERR_MAX
 };
 

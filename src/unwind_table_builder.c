@@ -30,7 +30,7 @@
 
 #define UNWIND_TABLE_INPUT_MAX	(256U << 20)
 #define UNWIND_TABLE_CIE_SLOTS	64
-#define UNWIND_TABLE_CIE_MAX	4096	/* bytes: a CIE is ~20 */
+#define UNWIND_TABLE_CIE_MAX	512	/* bytes: a CIE is ~20-30 */
 
 /* One FDE in the index, sorted by pc. */
 struct unwind_table_fde {
@@ -47,6 +47,8 @@ struct unwind_table_cie {
 
 struct unwind_table_builder {
 	struct unwind_table_limits	 lim;
+	uint64_t			 work;		/* bytes parsed */
+	uint64_t			 work_max;
 	uint8_t				*cfi;
 	uint8_t				*hdr;
 	size_t				 hdr_size;
@@ -209,6 +211,7 @@ unwind_table_builder_create(struct elf_file *ef, struct elf_file *debug,
 		b->st.source = ".debug_frame";
 	} else
 		goto fail;
+	b->work_max = 4 * (uint64_t)b->sec.size + (1 << 20);
 	if (too_big) {
 		b->st.too_big = 1;
 		b->failed = 1;
@@ -246,8 +249,28 @@ unwind_table_builder_free(struct unwind_table_builder *b)
 	free(b);
 }
 
+/*
+ * What parsing costs, in bytes and a little per entry.  Each byte of
+ * a sound section is parsed about once, CIEs aside; more than a few
+ * times the section's size means entries listed again and again (or
+ * inside each other) by a hostile .eh_frame_hdr or CIE pointers: stop
+ * there rather than let it run for minutes.
+ */
+static int
+unwind_table_builder_work(struct unwind_table_builder *b, size_t bytes)
+{
+	b->work += 16 + bytes;
+	if (b->work <= b->work_max)
+		return 0;
+	if (!b->failed)
+		unwind_table_builder_error(b, UNWIND_TABLE_ERR_WORK);
+	b->failed = 1;
+	return -1;
+}
+
 static const struct unwind_cfi_cie *
-unwind_table_builder_cie(struct unwind_table_builder *b, uint64_t off, int *err)
+unwind_table_builder_cie(struct unwind_table_builder *b, uint64_t off,
+    int *err)
 {
 	struct unwind_table_cie		*s;
 	struct unwind_cfi_entry		 e;
@@ -259,8 +282,11 @@ unwind_table_builder_cie(struct unwind_table_builder *b, uint64_t off, int *err)
 		if (unwind_cfi_entry(&b->sec, off, &e) == UNWIND_CFI_OK &&
 		    e.end - e.body > UNWIND_TABLE_CIE_MAX)
 			s->err = UNWIND_TABLE_ERR_CIE;
-		else
+		else {
 			s->err = unwind_cfi_cie(&b->sec, off, &s->c);
+			unwind_table_builder_work(b, s->err == UNWIND_CFI_OK ?
+			    (size_t)(s->c.ins_end - s->c.ins) : 0);
+		}
 	}
 	*err = s->err;
 	return s->err == UNWIND_CFI_OK ? &s->c : NULL;
@@ -368,7 +394,7 @@ unwind_table_builder_index_walk(struct unwind_table_builder *b)
 			unwind_table_builder_error(b, r);
 			break;
 		}
-		if (e.is_end)
+		if (e.is_end || unwind_table_builder_work(b, 0) == -1)
 			break;
 		if (!e.is_cie) {
 			if ((c = unwind_table_builder_cie(b, e.cie_off,
@@ -451,6 +477,8 @@ unwind_table_builder_fde(struct unwind_table_builder *b,
 		unwind_table_builder_error(b, UNWIND_TABLE_ERR_HDR);
 		return;
 	}
+	if (unwind_table_builder_work(b, e.end - e.body) == -1)
+		return;
 	if ((c = unwind_table_builder_cie(b, e.cie_off, &r)) == NULL ||
 	    (r = unwind_cfi_fde(&b->sec, &e, c, &f)) != UNWIND_CFI_OK) {
 		unwind_table_builder_error(b, r);

@@ -484,7 +484,7 @@ test_debug_frame(void)
 	    "without its debug file: no table");
 }
 
-/* The first FDE of ld.so's .eh_frame with a program of some length. */
+/* The first FDE of an .eh_frame with a program of some length. */
 static size_t
 long_fde(const uint8_t *img, const struct elf_file_scn *sc)
 {
@@ -575,6 +575,61 @@ test_damage(const char *what, damage_fn fn, int err, int walk)
 	    "%s%s: %zu %s error(s), %zu of %zu FDEs used", what,
 	    walk ? " (walking .eh_frame)" : "", st.errors[err],
 	    unwind_table_err_name(err), st.fdes_used, st.fdes);
+	unwind_table_free(t);
+	free(img);
+}
+
+/*
+ * Every .eh_frame_hdr entry of libcrypto names the same FDE, grown to
+ * the end of .eh_frame and filled with DW_CFA_nop: 10,000 entries times
+ * 450 KB, seconds of parsing.  The work budget stops it instead.
+ */
+static void
+test_amplify(void)
+{
+	struct unwind_table_stats	 st;
+	struct unwind_table		*t;
+	struct elf_file_scn		 eh, hdr;
+	struct timespec			 t0, t1;
+	uint8_t				*img;
+	size_t				 len, off, i;
+	uint32_t			 n, count;
+	int32_t				 rel, v[2];
+	uint64_t			 pc, fde;
+	double				 ms;
+
+	if (access(CRYPTO, R_OK) != 0) {
+		ok(1, "# SKIP %s: not installed", CRYPTO);
+		return;
+	}
+	img = image(CRYPTO, &len);
+	if (img == NULL || section(img, len, ".eh_frame", &eh) == -1 ||
+	    section(img, len, ".eh_frame_hdr", &hdr) == -1 ||
+	    (off = long_fde(img, &eh)) == 0) {
+		ok(0, "libcrypto read");
+		free(img);
+		return;
+	}
+	/* length, CIE pointer, pc, range, augmentation length: the program */
+	n = eh.offset + eh.size - off - 4;
+	memcpy(img + off, &n, 4);
+	memset(img + off + 17, 0, n - 13);
+	memcpy(&rel, img + off + 8, 4);
+	fde = eh.addr + (off - eh.offset);
+	pc = fde + 8 + (int64_t)rel;
+	memcpy(&count, img + hdr.offset + 8, 4);
+	v[0] = (int32_t)(pc - hdr.addr);
+	v[1] = (int32_t)(fde - hdr.addr);
+	for (i = 0; i < count; i++)
+		memcpy(img + hdr.offset + 12 + 8 * i, v, 8);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t = mem_table(img, len, NULL, &st);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ok(t == NULL && st.errors[UNWIND_TABLE_ERR_WORK] == 1 && ms < 1000,
+	    "one %u-byte FDE listed %u times by .eh_frame_hdr: stopped by "
+	    "%zu work error in %.1f ms", n, count,
+	    st.errors[UNWIND_TABLE_ERR_WORK], ms);
 	unwind_table_free(t);
 	free(img);
 }
@@ -723,6 +778,7 @@ main(void)
 	    UNWIND_TABLE_ERR_TRUNCATED, 0);
 	test_damage("remember_state without end", damage_remember,
 	    UNWIND_TABLE_ERR_STATE, 0);
+	test_amplify();
 	test_budget();
 	test_random();
 
