@@ -28,9 +28,17 @@
 #include "unwind_table_int.h"
 #include "xmalloc.h"
 
-#define UNWIND_TABLE_INPUT_MAX	(256U << 20)
+#define UNWIND_TABLE_INPUT_MAX	(64U << 20)
 #define UNWIND_TABLE_CIE_SLOTS	64
+#define UNWIND_TABLE_WALK_STEP	4	/* entries walked per FDE a step */
 #define UNWIND_TABLE_CIE_MAX	512	/* bytes: a CIE is ~20-30 */
+
+/* What a step does next. */
+enum {
+	BUILDER_HDR = 0,	/* list the FDEs from .eh_frame_hdr */
+	BUILDER_WALK,		/* else walk .eh_frame or .debug_frame */
+	BUILDER_FDES,		/* read the FDEs into rows */
+};
 
 /* One FDE in the index, sorted by pc. */
 struct unwind_table_fde {
@@ -54,9 +62,11 @@ struct unwind_table_builder {
 	size_t				 hdr_size;
 	uint64_t			 hdr_vaddr;
 	struct unwind_cfi_sec		 sec;
-	int				 indexed;
+	int				 phase;		/* BUILDER_* */
 	int				 from_hdr;
+	uint64_t			 walk_off;	/* next entry */
 	struct unwind_table_fde		*fdes;
+	size_t				 fdes_size;
 	size_t				 nfdes;
 	size_t				 next;
 	struct unwind_table_cie		 cies[UNWIND_TABLE_CIE_SLOTS];
@@ -293,12 +303,13 @@ unwind_table_builder_cie(struct unwind_table_builder *b, uint64_t off,
 }
 
 static void
-unwind_table_builder_fde_push(struct unwind_table_builder *b, size_t *size,
-    uint64_t pc, uint64_t off)
+unwind_table_builder_fde_push(struct unwind_table_builder *b, uint64_t pc,
+    uint64_t off)
 {
-	if (b->nfdes == *size) {
-		*size = *size ? *size * 2 : 256;
-		b->fdes = xreallocarray(b->fdes, *size, sizeof(*b->fdes));
+	if (b->nfdes == b->fdes_size) {
+		b->fdes_size = b->fdes_size ? b->fdes_size * 2 : 256;
+		b->fdes = xreallocarray(b->fdes, b->fdes_size,
+		    sizeof(*b->fdes));
 	}
 	b->fdes[b->nfdes].pc = pc;
 	b->fdes[b->nfdes].off = off;
@@ -312,7 +323,7 @@ unwind_table_builder_index_hdr(struct unwind_table_builder *b)
 	struct unwind_cfi_sec	 hs;
 	const uint8_t		*h = b->hdr, *p, *end;
 	uint64_t		 ehptr, count, pc, addr, i;
-	size_t			 esize, size = 0;
+	size_t			 esize;
 	int			 sorted = 1;
 
 	if (h == NULL)
@@ -366,10 +377,11 @@ unwind_table_builder_index_hdr(struct unwind_table_builder *b)
 			b->st.errors[UNWIND_TABLE_ERR_HDR]++;
 			continue;
 		}
-		if (b->nfdes > 0 && pc < b->fdes[b->nfdes - 1].pc)
+		if (b->nfdes > 0 && (pc < b->fdes[b->nfdes - 1].pc ||
+		    (pc == b->fdes[b->nfdes - 1].pc &&
+		    addr - b->sec.vaddr < b->fdes[b->nfdes - 1].off)))
 			sorted = 0;
-		unwind_table_builder_fde_push(b, &size, pc,
-		    addr - b->sec.vaddr);
+		unwind_table_builder_fde_push(b, pc, addr - b->sec.vaddr);
 	}
 	if (!sorted)
 		qsort(b->fdes, b->nfdes, sizeof(*b->fdes),
@@ -378,38 +390,48 @@ unwind_table_builder_index_hdr(struct unwind_table_builder *b)
 	return 0;
 }
 
-/* The FDEs found by walking the section, sorted. */
-static void
-unwind_table_builder_index_walk(struct unwind_table_builder *b)
+/*
+ * The FDEs found by walking the section, at most max entries a call;
+ * sorted after the last.  1 while there is more to walk.
+ */
+static int
+unwind_table_builder_index_walk(struct unwind_table_builder *b, size_t max)
 {
 	const struct unwind_cfi_cie	*c;
 	struct unwind_cfi_entry		 e;
 	struct unwind_cfi_fde		 f;
-	uint64_t			 off = 0;
-	size_t				 size = 0;
-	int				 r;
+	size_t				 i;
+	int				 r, sorted = 1;
 
-	while (off < b->sec.size) {
-		if ((r = unwind_cfi_entry(&b->sec, off, &e)) != UNWIND_CFI_OK) {
+	for (i = 0; i < max && b->walk_off < b->sec.size; i++) {
+		r = unwind_cfi_entry(&b->sec, b->walk_off, &e);
+		if (r != UNWIND_CFI_OK || e.is_end ||
+		    unwind_table_builder_work(b, 0) == -1) {
 			unwind_table_builder_error(b, r);
+			b->walk_off = b->sec.size;
 			break;
 		}
-		if (e.is_end || unwind_table_builder_work(b, 0) == -1)
-			break;
 		if (!e.is_cie) {
 			if ((c = unwind_table_builder_cie(b, e.cie_off,
 			    &r)) == NULL || (r = unwind_cfi_fde(&b->sec, &e, c,
 			    &f)) != UNWIND_CFI_OK)
 				unwind_table_builder_error(b, r);
 			else
-				unwind_table_builder_fde_push(b, &size,
-				    f.start, off);
+				unwind_table_builder_fde_push(b, f.start,
+				    b->walk_off);
 		}
-		off = e.next;
+		b->walk_off = e.next;
 	}
-	if (b->nfdes > 1)
+	if (b->walk_off < b->sec.size)
+		return 1;
+	for (i = 1; i < b->nfdes && sorted; i++)
+		if (unwind_table_builder_fde_cmp(&b->fdes[i - 1],
+		    &b->fdes[i]) > 0)
+			sorted = 0;
+	if (!sorted)
 		qsort(b->fdes, b->nfdes, sizeof(*b->fdes),
 		    unwind_table_builder_fde_cmp);
+	return 0;
 }
 
 static int
@@ -520,8 +542,10 @@ unwind_table_builder_fde(struct unwind_table_builder *b,
 }
 
 /*
- * Index the FDEs on the first call, then read at most max FDEs.  1 while
- * there is more to do, 0 when done (or over a limit).
+ * List the FDEs (from .eh_frame_hdr on the first call, or walking the
+ * section max * UNWIND_TABLE_WALK_STEP entries a call), then read at
+ * most max FDEs a call.  1 while there is more to do, 0 when done (or
+ * over a limit).
  */
 int
 unwind_table_builder_step(struct unwind_table_builder *b, size_t max)
@@ -530,20 +554,30 @@ unwind_table_builder_step(struct unwind_table_builder *b, size_t max)
 
 	if (b->failed)
 		return 0;
-	if (!b->indexed) {
-		if (unwind_table_builder_index_hdr(b) == -1) {
-			if (b->hdr != NULL) {
-				b->st.errors[UNWIND_TABLE_ERR_HDR]++;
-				b->st.source = ".eh_frame";
-			}
-			unwind_table_builder_index_walk(b);
-		}
-		b->indexed = 1;
-		b->st.fdes = b->nfdes;
-		return b->nfdes > 0;
-	}
 	if (max == 0)
 		max = 1;
+	switch (b->phase) {
+	case BUILDER_HDR:
+		if (unwind_table_builder_index_hdr(b) == 0) {
+			b->phase = BUILDER_FDES;
+			b->st.fdes = b->nfdes;
+			return b->nfdes > 0;
+		}
+		if (b->hdr != NULL) {
+			b->st.errors[UNWIND_TABLE_ERR_HDR]++;
+			b->st.source = ".eh_frame";
+		}
+		b->phase = BUILDER_WALK;
+		/* FALLTHROUGH */
+	case BUILDER_WALK:
+		if (unwind_table_builder_index_walk(b, max > SIZE_MAX /
+		    UNWIND_TABLE_WALK_STEP ? SIZE_MAX :
+		    max * UNWIND_TABLE_WALK_STEP) == 1)
+			return !b->failed;
+		b->phase = BUILDER_FDES;
+		b->st.fdes = b->nfdes;
+		return !b->failed && b->nfdes > 0;
+	}
 	end = b->nfdes - b->next > max ? b->next + max : b->nfdes;
 	while (b->next < end && !b->failed)
 		unwind_table_builder_fde(b, &b->fdes[b->next++]);

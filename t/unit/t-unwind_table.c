@@ -365,11 +365,12 @@ hide_section(uint8_t *img, size_t len, const char *name)
 static void
 test_no_hdr(void)
 {
+	struct unwind_table_builder	*b;
 	struct unwind_table_stats	 st;
 	struct unwind_table		*whole, *t;
 	struct elf_file_scn		 sc;
 	uint8_t				*img;
-	size_t				 len;
+	size_t				 len, steps;
 	uint32_t			 count = 0x7fffffff;
 
 	whole = unwind_table_load_path(LIBC, NULL, NULL, NULL);
@@ -379,6 +380,20 @@ test_no_hdr(void)
 	ok(t != NULL && whole != NULL && tables_equal(t, whole) &&
 	    strcmp(st.source, ".eh_frame") == 0 && st.error_total == 0,
 	    "libc without .eh_frame_hdr: .eh_frame walked, the same table");
+	unwind_table_free(t);
+
+	/*
+	 * The walk goes in slices too, 16 * 4 entries a step: some 58
+	 * steps of walking before the 233 of reading FDEs.
+	 */
+	b = unwind_table_builder_create_mem(img, len, NULL);
+	for (steps = 1; unwind_table_builder_step(b, 16) == 1; steps++)
+		;
+	t = unwind_table_builder_finish(b, &st);
+	ok(t != NULL && tables_equal(t, whole) &&
+	    steps > st.fdes / 16 + st.fdes / 64 / 2,
+	    "walked and read in %zu steps of 16 FDEs: the same table",
+	    steps);
 	unwind_table_free(t);
 	free(img);
 
