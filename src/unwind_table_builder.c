@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "elf.h"
 #include "unwind_cfi.h"
@@ -101,73 +100,6 @@ unwind_table_builder_fde_cmp(const void *a, const void *b)
 }
 
 /*
- * A compressed section (SHF_COMPRESSED, zlib), as debug files have
- * theirs, inflated; nothing larger than max either way.
- */
-static uint8_t *
-unwind_table_builder_inflate(struct elf_file *ef, const struct elf_file_scn *sc,
-    size_t max, size_t *len)
-{
-	Elf64_Chdr	 ch;
-	z_stream	 zs;
-	uint8_t		*in, *out = NULL;
-	int		 r;
-
-	if (sc->size < sizeof(ch) || sc->size > max)
-		return NULL;
-	in = xmalloc(sc->size);
-	if (elf_file_read(ef, in, sc->size, sc->offset) == -1)
-		goto done;
-	memcpy(&ch, in, sizeof(ch));
-	if (ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_size == 0 ||
-	    ch.ch_size > max || sc->size - sizeof(ch) > UINT32_MAX ||
-	    ch.ch_size > UINT32_MAX)
-		goto done;
-	out = xmalloc(ch.ch_size);
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit(&zs) != Z_OK) {
-		free(out);
-		out = NULL;
-		goto done;
-	}
-	zs.next_in = in + sizeof(ch);
-	zs.avail_in = sc->size - sizeof(ch);
-	zs.next_out = out;
-	zs.avail_out = ch.ch_size;
-	r = inflate(&zs, Z_FINISH);
-	inflateEnd(&zs);
-	if (r != Z_STREAM_END || zs.total_out != ch.ch_size) {
-		free(out);
-		out = NULL;
-		goto done;
-	}
-	*len = ch.ch_size;
-done:
-	free(in);
-	return out;
-}
-
-/* The .debug_frame of ef, copied (inflated); NULL if it has none. */
-static uint8_t *
-unwind_table_builder_debug_frame(struct elf_file *ef, size_t max, size_t *len,
-    int *too_big)
-{
-	struct elf_file_scn	 sc;
-
-	if (ef == NULL || elf_file_section(ef, ".debug_frame", &sc) == -1 ||
-	    sc.type == SHT_NOBITS || sc.size == 0)
-		return NULL;
-	if (sc.size > max) {
-		*too_big = 1;
-		return NULL;
-	}
-	if (sc.flags & SHF_COMPRESSED)
-		return unwind_table_builder_inflate(ef, &sc, max, len);
-	*len = sc.size;
-	return elf_file_section_data(ef, &sc, max);
-}
-
-/*
  * A builder for ef's table, debug being its debug file (or NULL).  The
  * CFI is copied: neither file is needed after this.  NULL when neither
  * file has CFI we can read.
@@ -212,9 +144,9 @@ unwind_table_builder_create(struct elf_file *ef, struct elf_file *debug,
 			b->sec.has_datarel = 1;
 			b->st.source = ".eh_frame_hdr";
 		}
-	} else if ((b->cfi = unwind_table_builder_debug_frame(debug,
+	} else if ((b->cfi = unwind_table_file_debug_frame(debug,
 	    b->lim.max_input, &len, &too_big)) != NULL || too_big ||
-	    (b->cfi = unwind_table_builder_debug_frame(ef,
+	    (b->cfi = unwind_table_file_debug_frame(ef,
 	    b->lim.max_input, &len, &too_big)) != NULL || too_big) {
 		b->sec.data = b->cfi;
 		b->sec.size = len;

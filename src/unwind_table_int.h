@@ -1,6 +1,7 @@
 /*
  * The insides of an unwind table, shared by unwind_table.c (the table
- * and its lookups) and unwind_table_builder.c (which makes it).
+ * and its lookups), unwind_table_builder.c (which makes it) and
+ * unwind_table_file.c (which reads debug files for it).
  */
 #ifndef EBPFSPY_UNWIND_TABLE_INT_H
 #define EBPFSPY_UNWIND_TABLE_INT_H
@@ -21,5 +22,10 @@ struct unwind_table {
 	uint64_t		 pc_end;
 	struct unwind_table_stats st;
 };
+
+struct elf_file;
+
+uint8_t		*unwind_table_file_debug_frame(struct elf_file *, size_t,
+		    size_t *, int *);
 
 #endif
