@@ -108,15 +108,17 @@ wait "$wpid" 2>/dev/null
 
 echo
 echo "Rows by kind (rsp, rbp, plt, deref, signal, stop, invalid, gap)," \
-    "CFA expressions not followed, errors:"
+    "CFA expressions not followed, errors, the longest call in wall" \
+    "time, the most rows in one 64 KiB page (the walker's binary search):"
 for f in "$BENCH_TMP"/*.out; do
 	case $f in */build.out) continue ;; esac
-	printf '  %-12s %s  expr %s  errors %s  longest call %s ms wall\n' \
+	printf '  %-12s %s  expr %s  errors %s  longest call %s ms wall' \
 	    "$(basename "$f" .out)" \
 	    "$(awk '$1 ~ /^rows_/ { printf "%s ", $2 }' "$f")" \
 	    "$(field "$f" expr_unknown)" \
 	    "$(awk '$1 ~ /^err_/ { n += $2 } END { print n + 0 }' "$f")" \
 	    "$(field "$f" call_wall_max_ms)"
+	printf '  page %s rows at most\n' "$(field "$f" page_rows_max)"
 done
 echo
 if test -n "$missed"; then

@@ -46,6 +46,8 @@ struct unwind_table_stats {
 	size_t		 fdes_used;	/* FDEs that gave rows */
 	size_t		 rows;
 	size_t		 pages;
+	size_t		 page_rows_max;	/* the largest unwind_page.n: bounds
+					   the walker's binary search */
 	size_t		 bytes;		/* of rows and pages */
 	size_t		 kinds[UNWIND_GAP + 1];	/* rows by enum unwind_kind */
 	size_t		 expr_unknown;	/* CFA rules we cannot follow */

@@ -573,6 +573,9 @@ unwind_table_builder_finish(struct unwind_table_builder *b,
 	unwind_table_builder_pages_build(t);
 	b->st.rows = t->nrows;
 	b->st.pages = t->npages;
+	for (i = 0; i < t->npages; i++)
+		if (t->pages[i].n > b->st.page_rows_max)
+			b->st.page_rows_max = t->pages[i].n;
 	b->st.bytes = t->nrows * sizeof(*t->rows) +
 	    t->npages * sizeof(*t->pages);
 	for (i = 0; i < t->nrows; i++)

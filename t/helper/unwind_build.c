@@ -136,6 +136,7 @@ main(int argc, char **argv)
 	printf("fdes %zu\n", st.fdes);
 	printf("rows %zu\n", st.rows);
 	printf("pages %zu\n", st.pages);
+	printf("page_rows_max %zu\n", st.page_rows_max);
 	printf("bytes %zu\n", st.bytes);
 	printf("bytes_per_row %.2f\n", st.rows ? (double)st.bytes / st.rows :
 	    0.0);

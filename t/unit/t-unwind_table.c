@@ -220,7 +220,9 @@ test_file(const char *path, const char *name)
 	struct unwind_table_stats	 st;
 	struct unwind_table		*t;
 	struct ranges			 got, want;
+	const struct unwind_page	*pages;
 	struct timespec			 t0, t1;
+	size_t				 np, i, max;
 	char				 what[128];
 
 	if (access(path, R_OK) != 0) {
@@ -233,14 +235,20 @@ test_file(const char *path, const char *name)
 	if (!ok(t != NULL, "%s: table built from %s", name,
 	    st.source ? st.source : "nothing"))
 		return;
-	printf("# %s: %zu FDEs, %zu rows, %zu pages, %zu bytes, %.2f ms\n",
-	    name, st.fdes, st.rows, st.pages, st.bytes,
+	printf("# %s: %zu FDEs, %zu rows, %zu pages (at most %zu rows), "
+	    "%zu bytes, %.2f ms\n", name, st.fdes, st.rows, st.pages,
+	    st.page_rows_max, st.bytes,
 	    (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
 	is_int(st.error_total, 0, "%s: no errors", name);
 	ok(strcmp(st.source, ".eh_frame_hdr") == 0, "%s: through "
 	    ".eh_frame_hdr", name);
 	ok(table_check(t, 1) == 0, "%s: rows sorted, pages and lookup right",
 	    name);
+	pages = unwind_table_pages(t, &np);
+	for (i = 0, max = 0; i < np; i++)
+		max = pages[i].n > max ? pages[i].n : max;
+	ok(max == st.page_rows_max && max > 0, "%s: at most %zu rows a page, "
+	    "as the stats say", name, max);
 	table_ranges(t, &got);
 	if (readelf_ranges(path, NULL, &want) == 0) {
 		snprintf(what, sizeof(what), "%s against readelf", name);
