@@ -3,11 +3,12 @@
  * bpf/unwind.h.  A builder copies the CFI out of an open ELF file (or an
  * image in memory: the vDSO) when created, so the file may be closed;
  * each unwind_table_builder_step(b, n) then does at most n FDEs' work
- * (about 0.1 ms per 256 FDEs here) and says 1 while more is left;
- * unwind_table_builder_finish runs what is left and gives the table,
- * NULL when it is over a limit.  unwind_table_load does it all at once.
- * Errors in the CFI are counted in the stats and cost the FDEs they
- * touch, never the table.  Tables are keyed by unwind_table_key.
+ * (at most 0.7 ms of CPU for 256 FDEs here) and says 1 while more is
+ * left; unwind_table_builder_finish runs what is left and gives the
+ * table.  unwind_table_load does it all at once.  Errors in the CFI are
+ * counted in the stats and cost only the FDEs they touch; over a limit,
+ * or past the work budget, there is no table (NULL).  Tables are keyed
+ * by unwind_table_key.
  */
 #ifndef EBPFSPY_UNWIND_TABLE_H
 #define EBPFSPY_UNWIND_TABLE_H
