@@ -144,7 +144,9 @@ unwind_cfi_entry(const struct unwind_cfi_sec *s, uint64_t off,
 			return UNWIND_TABLE_ERR_TRUNCATED;
 		len = unwind_cfi_rd64(p);
 		p += 8;
-		idsize = 8;
+		/* The CIE id and pointer stay 4 bytes in .eh_frame (LSB). */
+		if (!s->is_eh)
+			idsize = 8;
 	}
 	if (len > (uint64_t)(end - p) || len < idsize)
 		return UNWIND_TABLE_ERR_TRUNCATED;

@@ -507,6 +507,76 @@ test_debug_frame(void)
 	    "without its debug file: no table");
 }
 
+/*
+ * t/helper/unwind_fx.S: hand-made CFI with the encodings, augmentations
+ * and ops compilers seldom emit (udata4, sdata8, pcrel sdata8 and udata8
+ * pointers, "zPLR" with a personality and an LSDA, version 3, set_loc,
+ * advance_loc4, val_offset, register, expressions for rbp, the signal
+ * CIE, an FDE starting inside another), against readelf; then entries
+ * with 64-bit lengths, which readelf does not read as the LSB says, by
+ * their rows.
+ */
+static void
+test_fixture(void)
+{
+	const char			*src = getenv("EBPFSPY_SOURCE_DIR");
+	const struct unwind_row		*r;
+	struct unwind_table_stats	 st;
+	struct unwind_table		*t;
+	struct ranges			 got, want;
+	struct fx_syms			 syms;
+	const struct fx_sym		*f5;
+	char				 p[FX_DIR_MAX + 16];
+	char				 p64[FX_DIR_MAX + 16];
+
+	snprintf(p, sizeof(p), "%s/fx", dir);
+	snprintf(p64, sizeof(p64), "%s/fx64", dir);
+	if (fx_sh("cc -nostdlib -static -no-pie -o %s '%s/t/helper/"
+	    "unwind_fx.S' 2>/dev/null && cc -DFX64 -nostdlib -static "
+	    "-no-pie -o %s '%s/t/helper/unwind_fx.S' 2>/dev/null", p,
+	    src ? src : ".", p64, src ? src : ".") == -1) {
+		ok(0, "assemble t/helper/unwind_fx.S");
+		return;
+	}
+	t = unwind_table_load_path(p, NULL, NULL, &st);
+	ok(t != NULL && strcmp(st.source, ".eh_frame") == 0 &&
+	    st.error_total == 1 && st.errors[UNWIND_TABLE_ERR_OVERLAP] == 1 &&
+	    st.fdes == 6 && st.expr_unknown == 1,
+	    "hand-made CFI: 6 FDEs walked, 1 overlap, 1 expression not "
+	    "followed");
+	ok(t != NULL && st.kinds[UNWIND_PLT] == 1 &&
+	    st.kinds[UNWIND_DEREF] == 1 && st.kinds[UNWIND_SIGNAL] == 1 &&
+	    st.kinds[UNWIND_STOP] == 1 && st.kinds[UNWIND_CFA_RBP] >= 2,
+	    "hand-made CFI: PLT, deref, signal, stop and rbp rows");
+	if (t != NULL && readelf_ranges(p, NULL, &want) == 0) {
+		table_ranges(t, &got);
+		compare("hand-made CFI against readelf", &got, &want);
+		free(got.v);
+		free(want.v);
+	} else
+		ok(0, "readelf read the hand-made CFI");
+	unwind_table_free(t);
+
+	t = unwind_table_load_path(p64, NULL, NULL, &st);
+	if (t == NULL || fx_nm(p64, 0, &syms) == -1 ||
+	    (f5 = fx_find(&syms, "f5")) == NULL) {
+		ok(0, "64-bit lengths: a table and f5");
+		unwind_table_free(t);
+		return;
+	}
+	r = unwind_table_lookup(t, f5->addr + 1);
+	ok(r != NULL && r->kind == UNWIND_CFA_RSP && r->cfa_off == 8 &&
+	    r->rbp_off == 0, "64-bit lengths: f5+1 at rsp+8");
+	r = unwind_table_lookup(t, f5->addr + 63);
+	ok(r != NULL && r->kind == UNWIND_CFA_RSP && r->cfa_off == 32 &&
+	    r->rbp_off == -4, "64-bit lengths: f5+63 at rsp+32, rbp at "
+	    "cfa-32");
+	ok(st.error_total == 0 && st.fdes == 1 &&
+	    unwind_table_lookup(t, f5->addr + 64) == NULL,
+	    "64-bit lengths: no errors, nothing past f5");
+	unwind_table_free(t);
+}
+
 /* The first FDE of an .eh_frame with a program of some length. */
 static size_t
 long_fde(const uint8_t *img, const struct elf_file_scn *sc)
@@ -786,6 +856,7 @@ main(void)
 	test_vdso();
 	test_debug_frame();
 	test_key();
+	test_fixture();
 
 	test_damage("FDE length past the section", damage_length,
 	    UNWIND_TABLE_ERR_TRUNCATED, 0);
