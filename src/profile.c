@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "log.h"
 #include "profile.h"
 #include "stacknames.h"
@@ -76,7 +77,6 @@ struct profile {
 	size_t			 nlabels;
 };
 
-static uint64_t	 profile_hash_ids(const uint32_t *, size_t);
 static char	*profile_arena_dup(struct profile *, const char *, size_t);
 static int	 profile_strtab_find(const struct profile *, const char *,
 		    uint64_t, size_t *);
@@ -86,39 +86,6 @@ static void	 profile_stacktab_grow(struct profile *);
 static void	 profile_scratch_reserve(struct profile *, size_t);
 static size_t	 profile_add_scratch(struct profile *, size_t, size_t,
 		    uint64_t);
-
-/*
- * Names are hashed eight bytes at a time: C++ and Rust names run to
- * hundreds of bytes and a round hashes hundreds of thousands of frames.
- */
-uint64_t
-profile_hash_str(const char *s, size_t len)
-{
-	uint64_t	 h = len, w;
-
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 32;
-	}
-	/* Shifts, not memcpy(): a partial store cannot be forwarded. */
-	for (w = 0; len > 0; len--)
-		w = w << 8 | (unsigned char)s[len - 1];
-	return profile_hash_mix(h ^ w);
-}
-
-static uint64_t
-profile_hash_ids(const uint32_t *ids, size_t n)
-{
-	uint64_t	 h = n;
-	size_t		 i;
-
-	for (i = 0; i < n; i++) {
-		h = (h ^ ids[i]) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 32;
-	}
-	return profile_hash_mix(h);
-}
 
 struct profile *
 profile_create(enum profile_type type, uint64_t period_ns, int64_t time_ns,
@@ -264,7 +231,7 @@ static uint32_t
 profile_intern(struct profile *p, const char *s)
 {
 	size_t		 len = strlen(s), j;
-	uint64_t	 h = profile_hash_str(s, len);
+	uint64_t	 h = hash_bytes(s, len);
 
 	if (profile_strtab_find(p, s, h, &j))
 		return p->strtab[j] - 1;
@@ -438,7 +405,7 @@ profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 	size_t			 i, j, mask, all = n + 2 * nl;
 	uint64_t		 h;
 
-	h = profile_hash_ids(p->scratch, all);
+	h = hash_u32s(p->scratch, all);
 	p->total += value;
 
 	mask = p->stacktabsz - 1;
@@ -533,7 +500,7 @@ profile_string_find(const struct profile *p, const char *s, uint32_t *id)
 {
 	size_t		 len = strlen(s), j;
 
-	if (!profile_strtab_find(p, s, profile_hash_str(s, len), &j))
+	if (!profile_strtab_find(p, s, hash_bytes(s, len), &j))
 		return -1;
 	*id = p->strtab[j] - 1;
 	return 0;

@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "log.h"
-#include "profile.h"
 #include "stacknames.h"
 #include "stacknames_int.h"
 #include "xmalloc.h"
@@ -156,7 +156,7 @@ uint32_t
 stacknames_intern(struct stacknames *sn, const char *s)
 {
 	size_t		 len = strlen(s), mask = sn->strtabsz - 1, j;
-	uint64_t	 h = profile_hash_str(s, len);
+	uint64_t	 h = hash_bytes(s, len);
 	uint32_t	 id;
 
 	for (j = h & mask; sn->strtab[j] != 0; j = (j + 1) & mask) {
