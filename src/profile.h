@@ -16,8 +16,8 @@ enum profile_type {
 	PROFILE_TYPE_OFFCPU = 1,	/* value: nanoseconds */
 };
 
+struct intern;
 struct profile;
-struct stacknames;
 
 struct profile	*profile_create(enum profile_type, uint64_t period_ns,
 		    int64_t time_ns, int64_t duration_ns);
@@ -45,8 +45,8 @@ void		 profile_add_labels(struct profile *, const char *const *,
 size_t		 profile_add_stack(struct profile *, const char *const *,
 		    size_t, uint64_t);
 void		 profile_stack_sub(struct profile *, size_t, uint64_t);
-/* The same, the frames as ids of names interned in a stacknames. */
-void		 profile_add_ids(struct profile *, const struct stacknames *,
+/* The same, the frames as ids of names interned elsewhere. */
+void		 profile_add_ids(struct profile *, const struct intern *,
 		    const uint32_t *, size_t, uint64_t, const char *const *,
 		    size_t);
 uint64_t	 profile_total(const struct profile *);
