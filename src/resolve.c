@@ -54,6 +54,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "debuginfo.h"
 #include "kallsyms.h"
 #include "log.h"
 #include "perfmap.h"
@@ -142,6 +143,43 @@ resolve_configure(struct resolve *r, const struct config *conf)
 	r->perf_maps = conf->perf_maps;
 	symcache_configure(r->cache, conf);
 }
+
+static const struct config_enum demangle_enum[] = {
+	{ "none", CONFIG_DEMANGLE_NONE },
+	{ "simplified", CONFIG_DEMANGLE_SIMPLIFIED },
+	{ "full", CONFIG_DEMANGLE_FULL },
+	{ NULL, 0 }
+};
+
+/* [symbols]: how frames are named. */
+const struct config_key resolve_keys[] = {
+	{ "symbols", "unknown_symbol_module_offset", CONFIG_BOOL,
+	    CONFIG_OFF(unknown_symbol_module_offset), 0, 0, NULL, "yes",
+	    CONFIG_LIVE, "name unknown frames module+0xoffset", NULL },
+	{ "symbols", "unknown_symbol_address", CONFIG_BOOL,
+	    CONFIG_OFF(unknown_symbol_address), 0, 0, NULL, "no", CONFIG_LIVE,
+	    "name unknown frames by their address", NULL },
+	{ "symbols", "cache_files", CONFIG_INT, CONFIG_OFF(symbol_cache_files),
+	    1, 1000000, NULL, "1024", CONFIG_LIVE, "symbol tables kept loaded",
+	    NULL },
+	{ "symbols", "cache_rounds", CONFIG_INT,
+	    CONFIG_OFF(symbol_cache_rounds), 1, 100000, NULL, "20", CONFIG_LIVE,
+	    "rounds an unused symbol table is kept", NULL },
+	{ "symbols", "cache_bytes", CONFIG_INT, CONFIG_OFF(symbol_cache_bytes),
+	    1048576, 1LL << 40, NULL, "8388608", CONFIG_LIVE,
+	    "memory of the symbol tables kept loaded, bytes", NULL },
+	{ "symbols", "demangle", CONFIG_ENUM, CONFIG_OFF(demangle), 0, 0,
+	    demangle_enum, "simplified", CONFIG_LIVE,
+	    "C++/Rust names: none, simplified or full", NULL },
+	{ "symbols", "debug_dirs", CONFIG_STRING, CONFIG_OFF(debug_dirs), 0, 0,
+	    NULL, "/usr/lib/debug", CONFIG_LIVE,
+	    "directories of separate debug files, colon-separated",
+	    debuginfo_dirs_check },
+	{ "symbols", "perf_maps", CONFIG_BOOL, CONFIG_OFF(perf_maps), 0, 0,
+	    NULL, "yes", CONFIG_LIVE, "name JIT code from /tmp/perf-PID.map",
+	    NULL },
+	{ NULL }
+};
 
 /* Field 22 of /proc/PID/stat: tells a process from a later one. */
 static int
