@@ -15,11 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "flamegraph.h"
 #include "flamegraph_int.h"
-#include "log.h"
 #include "profile.h"
 #include "xmalloc.h"
 
