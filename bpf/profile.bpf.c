@@ -199,17 +199,6 @@ pid_config_get(__u32 pid)
 	return NULL;
 }
 
-static __always_inline __u64
-hash_mix(__u64 h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
 /* Slots of stack_seen looked at for a stack, from its home slot on. */
 #define STACK_SEEN_PROBES	8
 

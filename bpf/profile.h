@@ -10,6 +10,8 @@
 #include <linux/types.h>
 #endif
 
+#include "hash.h"		/* bpf/hash.h: hash_mix() */
+
 #define PROFILE_STACK_DEPTH	127
 /*
  * Bits of the stack_seen tags (bpf/profile.bpf.c) that hold the
@@ -242,10 +244,8 @@ profile_py_check(__u64 name, __u64 filename, __u32 firstlineno,
 {
 	__u64	h;
 
-	h = name ^ (filename << 7) ^ ((__u64)firstlineno << 32) ^ argcount;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
+	h = hash_mix(name ^ (filename << 7) ^ ((__u64)firstlineno << 32) ^
+	    argcount);
 	return (__u32)h ^ (__u32)(h >> 32);
 }
 

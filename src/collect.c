@@ -615,7 +615,8 @@ collect_entry(struct collect *c, const struct config *conf,
 		labels[nl++ * 2 + 1] = collect_thread_name(c, key->pid,
 		    key->tid, tname, sizeof(tname));
 	}
-	profile_add_ids(p, c->names, c->ids, nframes, val, labels, nl);
+	profile_add_ids(p, stacknames_names(c->names), c->ids, nframes, val,
+	    labels, nl);
 	if (kind == PROFILE_KIND_CPU)
 		c->samples += val;
 	else

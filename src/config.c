@@ -86,26 +86,39 @@ config_errors_clear(struct config_errors *e)
 static int
 config_section_is_known(const char *name)
 {
-	size_t	 i;
+	const struct config_key	*k;
+	size_t			 i;
 
-	for (i = 0; i < config_nkeys; i++) {
-		if (strcmp(config_keys[i].section, name) == 0)
+	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
+		if (strcmp(k->section, name) == 0)
 			return 1;
 	}
 	return 0;
 }
 
+/* Key [section] name and its number, or NULL. */
+static const struct config_key *
+config_key_lookup(const char *section, const char *name, size_t *idx)
+{
+	const struct config_key	*k;
+	size_t			 i;
+
+	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
+		if (strcmp(k->section, section) == 0 &&
+		    strcmp(k->name, name) == 0) {
+			*idx = i;
+			return k;
+		}
+	}
+	return NULL;
+}
+
 const struct config_key *
 config_key_find(const char *section, const char *name)
 {
-	size_t	 i;
+	size_t	 idx;
 
-	for (i = 0; i < config_nkeys; i++) {
-		if (strcmp(config_keys[i].section, section) == 0 &&
-		    strcmp(config_keys[i].name, name) == 0)
-			return &config_keys[i];
-	}
-	return NULL;
+	return config_key_lookup(section, name, &idx);
 }
 
 /*
@@ -253,7 +266,7 @@ config_set(struct config *conf, const struct config_key *k, const char *v,
 		*(long long *)p = ll;
 		break;
 	case CONFIG_STRING:
-		if ((msg = config_key_check(k, v)) != NULL)
+		if (k->check != NULL && (msg = k->check(v)) != NULL)
 			return msg;
 		free(*(char **)p);
 		*(char **)p = xstrdup(v);
@@ -297,11 +310,10 @@ config_handler(void *arg, const char *section, const char *name,
 			config_error(p, section, name, "%s", msg);
 		return 1;
 	}
-	if ((k = config_key_find(section, name)) == NULL) {
+	if ((k = config_key_lookup(section, name, &idx)) == NULL) {
 		config_error(p, section, name, "unknown key");
 		return 1;
 	}
-	idx = k - config_keys;
 	if (p->seen[idx] != 0) {
 		config_error(p, section, name, "duplicate key (first at "
 		    "line %d)", p->seen[idx]);
@@ -316,15 +328,15 @@ config_handler(void *arg, const char *section, const char *name,
 struct config *
 config_defaults(void)
 {
-	struct config	*conf;
-	char		 buf[256];
-	size_t		 i;
+	const struct config_key	*k;
+	struct config		*conf;
+	char			 buf[256];
+	size_t			 i;
 
 	conf = xcalloc(1, sizeof(*conf));
-	for (i = 0; i < config_nkeys; i++) {
-		if (config_set(conf, &config_keys[i], config_keys[i].def, buf,
-		    sizeof(buf)) != NULL)
-			fatalx("bad default for %s", config_keys[i].name);
+	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
+		if (config_set(conf, k, k->def, buf, sizeof(buf)) != NULL)
+			fatalx("bad default for %s", k->name);
 	}
 	return conf;
 }
@@ -367,7 +379,7 @@ config_load(const char *path, int missing_ok, struct config_errors *errs)
 	}
 	p.conf = conf;
 	p.section_ok = 0;
-	p.seen = xcalloc(config_nkeys, sizeof(*p.seen));
+	p.seen = xcalloc(config_nkeys(), sizeof(*p.seen));
 
 	ini_use_stack = 0;
 	ini_allow_realloc = 0;
@@ -401,13 +413,14 @@ fail:
 void
 config_free(struct config *conf)
 {
-	size_t	 i;
+	const struct config_key	*k;
+	size_t			 i;
 
 	if (conf == NULL)
 		return;
-	for (i = 0; i < config_nkeys; i++) {
-		if (config_keys[i].type == CONFIG_STRING)
-			free(*(char **)((char *)conf + config_keys[i].off));
+	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
+		if (k->type == CONFIG_STRING)
+			free(*(char **)((char *)conf + k->off));
 	}
 	target_conf_free(conf);
 	free(conf->path);
@@ -458,13 +471,12 @@ config_key_equal(const struct config_key *k, const struct config *a,
 void
 config_dump(const struct config *conf, FILE *f)
 {
-	const char	*section = NULL;
-	char		 buf[CONFIG_LINE_MAX];
-	size_t		 i;
+	const struct config_key	*k;
+	const char		*section = NULL;
+	char			 buf[CONFIG_LINE_MAX];
+	size_t			 i;
 
-	for (i = 0; i < config_nkeys; i++) {
-		const struct config_key *k = &config_keys[i];
-
+	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
 		if (section == NULL || strcmp(section, k->section) != 0) {
 			fprintf(f, "%s[%s]\n", section == NULL ? "" : "\n",
 			    k->section);
@@ -491,8 +503,7 @@ config_keep_restart(const struct config *old, struct config *new)
 	size_t			 i;
 	int			 n = 0;
 
-	for (i = 0; i < config_nkeys; i++) {
-		k = &config_keys[i];
+	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
 		if (k->reload != CONFIG_RESTART ||
 		    config_key_equal(k, old, new))
 			continue;

@@ -32,7 +32,12 @@ struct config_key {
 	const char			*def;	/* default, as written */
 	enum config_reload		 reload;
 	const char			*help;	/* one line, for the dump */
+	/* CONFIG_STRING: NULL if a value is good, else a message. */
+	const char			*(*check)(const char *);
 };
+
+/* A key's place in struct config, for the tables of keys. */
+#define CONFIG_OFF(f)	offsetof(struct config, f)
 
 /* offcpu_states values (bits, as in bpf/profile.h). */
 #define CONFIG_OFFCPU_INTERRUPTIBLE	0x1
@@ -139,8 +144,13 @@ struct config_errors {
 	size_t	  n;
 };
 
-extern const struct config_key	config_keys[];
-extern const size_t		config_nkeys;
+/*
+ * Every key, in the order of the dump: key 0 .. config_nkeys() - 1.
+ * config_keys.c puts the sections in order; each is a table, the
+ * section's subsystem's where its keys need checks of their own.
+ */
+size_t		 config_nkeys(void);
+const struct config_key *config_key_at(size_t);
 
 struct config	*config_defaults(void);
 struct config	*config_load(const char *, int, struct config_errors *);
@@ -151,7 +161,5 @@ int		 config_key_equal(const struct config_key *,
 		    const struct config *, const struct config *);
 int		 config_keep_restart(const struct config *, struct config *);
 const struct config_key *config_key_find(const char *, const char *);
-/* A CONFIG_STRING value: NULL if it is good, else a message. */
-const char	*config_key_check(const struct config_key *, const char *);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * Flame graphs: the layout, and the files sink's latest.svg and
- * last-hour.svg.  The layout needs no tree: with the stacks sorted
+ * Flame graphs: the layout (the SVG document is flamegraph_svg.c's, the
+ * files sink's latest.svg and last-hour.svg flamegraph_write.c's).  The
+ * layout needs no tree: with the stacks sorted
  * frame by frame, the stacks through one frame are adjacent, so a walk
  * over them that keeps the open frames of the current stack closes
  * each frame exactly once, knowing its value, its left edge and its
@@ -14,14 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "config.h"
 #include "flamegraph.h"
 #include "flamegraph_int.h"
-#include "log.h"
 #include "profile.h"
-#include "sink_file.h"
 #include "xmalloc.h"
 
 struct flamegraph {
@@ -59,11 +56,6 @@ struct flamegraph_top {
 	uint64_t		*depth_max;	/* largest value per depth */
 };
 
-struct flamegraph_svg_arg {
-	const struct flamegraph	*fg;
-	const char		*title;
-};
-
 static int	 flamegraph_drawn(const struct flamegraph *, uint64_t,
 		    unsigned int, size_t *);
 static int	 flamegraph_pass(const struct flamegraph *,
@@ -71,10 +63,6 @@ static int	 flamegraph_pass(const struct flamegraph *,
 static int	 flamegraph_worse(const struct flamegraph_key *,
 		    const struct flamegraph_key *);
 static int	 flamegraph_top_cb(const struct flamegraph_frame *, void *);
-static int	 flamegraph_svg_cb(FILE *, const void *);
-static int	 flamegraph_file(const char *, const char *,
-		    const struct profile *, struct flamegraph_order *,
-		    const char *);
 
 /*
  * Whether a frame is drawn.  Of the frames exactly at the cut, the first
@@ -288,136 +276,4 @@ size_t
 flamegraph_nnames(const struct flamegraph *fg)
 {
 	return profile_nstrings(fg->p);
-}
-
-static int
-flamegraph_svg_cb(FILE *f, const void *arg)
-{
-	const struct flamegraph_svg_arg	*a = arg;
-
-	return flamegraph_svg_write(a->fg, a->title, f);
-}
-
-static int
-flamegraph_file(const char *dir, const char *name, const struct profile *p,
-    struct flamegraph_order *o, const char *title)
-{
-	struct flamegraph_svg_arg	 a;
-	int				 rv;
-
-	a.fg = flamegraph_create_ordered(p, o);
-	a.title = title;
-	rv = sink_file_atomic(dir, name, flamegraph_svg_cb, &a, NULL);
-	flamegraph_free((struct flamegraph *)a.fg);
-	return rv;
-}
-
-/* The hour of profile hp is to be drawn under title, which it takes. */
-static void
-flamegraph_hours_pend(struct flamegraph_hours *hs, struct profile *hp,
-    char *title)
-{
-	struct flamegraph_hour	*h;
-
-	for (h = hs->list; h != NULL && h->p != hp; h = h->next)
-		;
-	if (h == NULL) {
-		free(title);
-		return;
-	}
-	free(h->pending);
-	h->pending = title;
-}
-
-void
-flamegraph_hours_defer(struct flamegraph_hours *hs, int on)
-{
-	hs->defer = on;
-}
-
-long
-flamegraph_hours_draw(struct flamegraph_hours *hs)
-{
-	struct flamegraph_hour	*h;
-	long			 n = 0;
-	int			 failed = 0;
-
-	for (h = hs->list; h != NULL; h = h->next) {
-		if (h->pending == NULL)
-			continue;
-		if (flamegraph_file(h->dir, "last-hour.svg", h->p, h->order,
-		    h->pending) == -1)
-			failed = 1;
-		free(h->pending);
-		h->pending = NULL;
-		n++;
-	}
-	return failed ? -1 : n;
-}
-
-int
-flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
-    const struct profile *p, time_t now)
-{
-	struct flamegraph_hours	*once = NULL;
-	struct flamegraph_order	*order;
-	struct profile		*hp;
-	struct tm		 tm;
-	time_t			 from = now - FLAMEGRAPH_HOUR;
-	char			 t1[32], t2[32], *service, *dir, *title;
-	const char		*type = profile_type_name(profile_type(p));
-	int			 rv = 0;
-
-	if (!conf->svg)
-		return 0;
-	if (conf->output_dir == NULL || *conf->output_dir == '\0') {
-		log_warnx("output_dir is not set");
-		return -1;
-	}
-	if (gmtime_r(&now, &tm) == NULL ||
-	    strftime(t2, sizeof(t2), "%Y-%m-%d %H:%M:%S", &tm) == 0 ||
-	    gmtime_r(&from, &tm) == NULL ||
-	    strftime(t1, sizeof(t1), "%Y-%m-%d %H:%M:%S", &tm) == 0) {
-		log_warnx("flame graph: time %lld out of range",
-		    (long long)now);
-		return -1;
-	}
-
-	service = sink_file_service(profile_label_get(p, "service_name"));
-	xasprintf(&dir, "%s/%s/%s", conf->output_dir, type, service);
-	if (sink_file_mkdirs(dir) == -1) {
-		rv = -1;
-		goto out;
-	}
-	xasprintf(&title, "%s: %s, %s UTC", service, type, t2);
-	if (flamegraph_file(dir, "latest.svg", p, NULL, title) == -1)
-		rv = -1;
-	free(title);
-
-	/* Without folded files there is no hour to read back. */
-	if (!conf->folded)
-		goto out;
-	if (hs == NULL)
-		hs = once = flamegraph_hours_create();
-	if ((hp = flamegraph_hours_get(hs, dir, p, now, &order)) ==
-	    NULL) {
-		rv = -1;
-		goto out;
-	}
-	profile_label_set(hp, "service_name", service);
-	/* The day once, unless the hour spans midnight. */
-	xasprintf(&title, "%s: %s, last hour, %s to %s UTC", service, type,
-	    t1, strncmp(t1, t2, 11) == 0 ? t2 + 11 : t2);
-	if (hs->defer) {
-		flamegraph_hours_pend(hs, hp, title);
-		goto out;
-	}
-	if (flamegraph_file(dir, "last-hour.svg", hp, order, title) == -1)
-		rv = -1;
-	free(title);
-out:
-	flamegraph_hours_free(once);
-	free(dir);
-	free(service);
-	return rv;
 }

@@ -101,23 +101,23 @@ void		 flamegraph_hours_known(struct flamegraph_hours *,
 		    const char *, const struct stat *,
 		    const struct profile *);
 void		 flamegraph_hours_budget(struct flamegraph_hours *, size_t);
-/*
- * With defer set, flamegraph_write() brings the hour up to date but
- * leaves last-hour.svg to flamegraph_hours_draw(), which draws those
- * left and returns how many, or -1 after logging if one failed.
- */
-void		 flamegraph_hours_defer(struct flamegraph_hours *, int);
-long		 flamegraph_hours_draw(struct flamegraph_hours *);
 void		 flamegraph_hours_log_state(struct flamegraph_hours *);
 
 /*
- * The files sink's flame graphs of a profile sink_file_write() has just
- * written: <dir>/<type>/<service>/latest.svg of the profile, and
- * last-hour.svg of the .folded files of that directory from the hour up
- * to now, kept in hs from round to round (NULL: read them all now).
- * Returns 0, or -1 after logging.
+ * flamegraph_write.c: the files sink's flame graphs of a profile
+ * sink_file_write() has just written: <dir>/<type>/<service>/latest.svg
+ * of the profile, and last-hour.svg of the .folded files of that
+ * directory from the hour up to now, kept in hs from round to round
+ * (NULL: read them all now).  Returns 0, or -1 after logging.
  */
 int		 flamegraph_write(struct flamegraph_hours *,
 		    const struct config *, const struct profile *, time_t);
+/*
+ * With defer set, flamegraph_write() brings the hour up to date but
+ * leaves last-hour.svg to flamegraph_write_pending(), which draws those
+ * left and returns how many, or -1 after logging if one failed.
+ */
+void		 flamegraph_write_defer(struct flamegraph_hours *, int);
+long		 flamegraph_write_pending(struct flamegraph_hours *);
 
 #endif

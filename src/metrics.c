@@ -159,6 +159,15 @@ metrics_listen_check(const char *s)
 	return NULL;
 }
 
+/* [metrics]. */
+const struct config_key metrics_keys[] = {
+	{ "metrics", "listen", CONFIG_STRING, CONFIG_OFF(metrics_listen), 0, 0,
+	    NULL, "127.0.0.1:9465", CONFIG_LIVE,
+	    "address of the metrics HTTP listener (empty: none)",
+	    metrics_listen_check },
+	{ NULL }
+};
+
 /* HTTP ------------------------------------------------------------------ */
 
 static enum MHD_Result

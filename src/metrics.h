@@ -7,8 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config.h"
+
 struct collect;
-struct config;
 struct ev_loop;
 struct metrics;
 struct pids;
@@ -76,6 +77,8 @@ int		 metrics_listen_parse(const char *, struct sockaddr_storage *,
 		    socklen_t *, const char **);
 /* For the config table: NULL if the value is good (or empty: off). */
 const char	*metrics_listen_check(const char *);
+/* The keys of [metrics], with their checks, for config_keys.c. */
+extern const struct config_key metrics_keys[];
 
 /*
  * The pages, written to a stream: /metrics (metrics_prom.c), with the

@@ -1,22 +1,22 @@
 /*
  * The in-memory profile of one target and type for one round.  A round
  * can bring tens of thousands of distinct stacks, so both frame names
- * and stacks are interned in open-addressing hash tables: adding a
- * sample costs one lookup per frame and one per stack, and allocates
- * only when it brings a name or a stack not seen before.  Names live in
- * a chunked arena and stacks in one array of string ids, so freeing a
- * profile is a handful of free() calls whatever its size.
+ * (intern.c) and stacks are interned in open-addressing hash tables:
+ * adding a sample costs one lookup per frame and one per stack, and
+ * allocates only when it brings a name or a stack not seen before.
+ * Stacks live in one array of string ids, so freeing a profile is a
+ * handful of free() calls whatever its size.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+#include "intern.h"
 #include "log.h"
 #include "profile.h"
-#include "stacknames.h"
 #include "xmalloc.h"
 
-#define PROFILE_CHUNK		(64 * 1024)	/* arena chunk for names */
 #define PROFILE_TAB_MIN		64		/* first hash table size */
 
 struct profile_stack {
@@ -39,17 +39,7 @@ struct profile {
 	int64_t			 duration_ns;
 	uint64_t		 total;
 
-	/* Interned names: id -> string; strtab holds id + 1, 0 is empty. */
-	const char		**strs;
-	uint64_t		*strhash;
-	size_t			 nstrs, strcap;
-	uint32_t		*strtab;
-	size_t			 strtabsz;	/* a power of two */
-
-	/* Arena the names live in. */
-	char			**chunks;
-	size_t			 nchunks;
-	size_t			 chunkused;	/* in chunks[nchunks - 1] */
+	struct intern		*strs;		/* names: id 0 is "" */
 
 	/*
 	 * Distinct stacks; stacktab holds index + 1 in its low half, 0 is
@@ -67,8 +57,8 @@ struct profile {
 	uint32_t		*scratch;
 	size_t			 scratchcap;
 
-	/* profile_add_ids(): a stacknames id -> our id + 1, 0 unknown. */
-	const struct stacknames	*xsrc;
+	/* profile_add_ids(): an id of xsrc -> our id + 1, 0 unknown. */
+	const struct intern	*xsrc;
 	uint32_t		*xlate;
 	size_t			 xlatecap;
 
@@ -76,49 +66,10 @@ struct profile {
 	size_t			 nlabels;
 };
 
-static uint64_t	 profile_hash_ids(const uint32_t *, size_t);
-static char	*profile_arena_dup(struct profile *, const char *, size_t);
-static int	 profile_strtab_find(const struct profile *, const char *,
-		    uint64_t, size_t *);
-static uint32_t	 profile_intern(struct profile *, const char *);
-static void	 profile_strtab_grow(struct profile *);
 static void	 profile_stacktab_grow(struct profile *);
 static void	 profile_scratch_reserve(struct profile *, size_t);
 static size_t	 profile_add_scratch(struct profile *, size_t, size_t,
 		    uint64_t);
-
-/*
- * Names are hashed eight bytes at a time: C++ and Rust names run to
- * hundreds of bytes and a round hashes hundreds of thousands of frames.
- */
-uint64_t
-profile_hash_str(const char *s, size_t len)
-{
-	uint64_t	 h = len, w;
-
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 32;
-	}
-	/* Shifts, not memcpy(): a partial store cannot be forwarded. */
-	for (w = 0; len > 0; len--)
-		w = w << 8 | (unsigned char)s[len - 1];
-	return profile_hash_mix(h ^ w);
-}
-
-static uint64_t
-profile_hash_ids(const uint32_t *ids, size_t n)
-{
-	uint64_t	 h = n;
-	size_t		 i;
-
-	for (i = 0; i < n; i++) {
-		h = (h ^ ids[i]) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 32;
-	}
-	return profile_hash_mix(h);
-}
 
 struct profile *
 profile_create(enum profile_type type, uint64_t period_ns, int64_t time_ns,
@@ -132,13 +83,12 @@ profile_create(enum profile_type type, uint64_t period_ns, int64_t time_ns,
 	p->time_ns = time_ns;
 	p->duration_ns = duration_ns;
 
-	p->strtabsz = PROFILE_TAB_MIN;
-	p->strtab = xcalloc(p->strtabsz, sizeof(*p->strtab));
+	p->strs = intern_create();
 	p->stacktabsz = PROFILE_TAB_MIN;
 	p->stacktab = xcalloc(p->stacktabsz, sizeof(*p->stacktab));
 
 	/* pprof wants "" first in its string table; so do we. */
-	profile_intern(p, "");
+	intern_add(p->strs, "");
 	return p;
 }
 
@@ -149,12 +99,7 @@ profile_free(struct profile *p)
 
 	if (p == NULL)
 		return;
-	for (i = 0; i < p->nchunks; i++)
-		free(p->chunks[i]);
-	free(p->chunks);
-	free(p->strs);
-	free(p->strhash);
-	free(p->strtab);
+	intern_free(p->strs);
 	free(p->stacks);
 	free(p->stacktab);
 	free(p->frames);
@@ -184,107 +129,6 @@ profile_type_name(enum profile_type type)
 		return "offcpu";
 	}
 	return "unknown";
-}
-
-/*
- * Copy a name into the arena.  Names longer than a quarter chunk get a
- * chunk of their own so that a few long C++ names do not waste most of
- * the arena.
- */
-static char *
-profile_arena_dup(struct profile *p, const char *s, size_t len)
-{
-	char	*d, *big;
-
-	if (len + 1 > PROFILE_CHUNK / 4) {
-		big = xmalloc(len + 1);
-		p->chunks = xreallocarray(p->chunks, p->nchunks + 1,
-		    sizeof(*p->chunks));
-		/* Keep the current small chunk last: it still has room. */
-		if (p->nchunks > 0) {
-			p->chunks[p->nchunks] = p->chunks[p->nchunks - 1];
-			p->chunks[p->nchunks - 1] = big;
-		} else {
-			p->chunks[0] = big;
-			p->chunkused = PROFILE_CHUNK;
-		}
-		p->nchunks++;
-		d = big;
-	} else {
-		if (p->nchunks == 0 || PROFILE_CHUNK - p->chunkused < len + 1) {
-			p->chunks = xreallocarray(p->chunks, p->nchunks + 1,
-			    sizeof(*p->chunks));
-			p->chunks[p->nchunks++] = xmalloc(PROFILE_CHUNK);
-			p->chunkused = 0;
-		}
-		d = p->chunks[p->nchunks - 1] + p->chunkused;
-		p->chunkused += len + 1;
-	}
-	memcpy(d, s, len);
-	d[len] = '\0';
-	return d;
-}
-
-static void
-profile_strtab_grow(struct profile *p)
-{
-	size_t	 sz = p->strtabsz * 2, mask = sz - 1, i, j;
-
-	free(p->strtab);
-	p->strtab = xcalloc(sz, sizeof(*p->strtab));
-	p->strtabsz = sz;
-	for (i = 0; i < p->nstrs; i++) {
-		for (j = p->strhash[i] & mask; p->strtab[j] != 0;
-		    j = (j + 1) & mask)
-			;
-		p->strtab[j] = i + 1;
-	}
-}
-
-/* Look a name up; on a miss *slot is the free slot it would go in. */
-static int
-profile_strtab_find(const struct profile *p, const char *s, uint64_t h,
-    size_t *slot)
-{
-	size_t		 mask = p->strtabsz - 1, j;
-	uint32_t	 id;
-
-	for (j = h & mask; p->strtab[j] != 0; j = (j + 1) & mask) {
-		id = p->strtab[j] - 1;
-		if (p->strhash[id] == h && strcmp(p->strs[id], s) == 0) {
-			*slot = j;
-			return 1;
-		}
-	}
-	*slot = j;
-	return 0;
-}
-
-static uint32_t
-profile_intern(struct profile *p, const char *s)
-{
-	size_t		 len = strlen(s), j;
-	uint64_t	 h = profile_hash_str(s, len);
-
-	if (profile_strtab_find(p, s, h, &j))
-		return p->strtab[j] - 1;
-
-	if (p->nstrs >= UINT32_MAX - 1)
-		fatalx("profile: too many names");
-	if (p->nstrs == p->strcap) {
-		p->strcap = p->strcap ? p->strcap * 2 : PROFILE_TAB_MIN;
-		p->strs = xreallocarray(p->strs, p->strcap, sizeof(*p->strs));
-		p->strhash = xreallocarray(p->strhash, p->strcap,
-		    sizeof(*p->strhash));
-	}
-	p->strs[p->nstrs] = profile_arena_dup(p, s, len);
-	p->strhash[p->nstrs] = h;
-	p->strtab[j] = p->nstrs + 1;
-	p->nstrs++;
-	/* Keep the load at most one half: probes stay short. */
-	if (p->nstrs * 2 > p->strtabsz)
-		profile_strtab_grow(p);
-	return p->nstrs - 1;
 }
 
 /* A stacktab entry: stack i of hash h. */
@@ -342,7 +186,7 @@ profile_add_stack(struct profile *p, const char *const *frames, size_t n,
 		fatalx("profile: empty stack");
 	profile_scratch_reserve(p, n);
 	for (i = 0; i < n; i++)
-		p->scratch[i] = profile_intern(p, frames[i] != NULL ?
+		p->scratch[i] = intern_add(p->strs, frames[i] != NULL ?
 		    frames[i] : "");
 	return profile_add_scratch(p, n, 0, value);
 }
@@ -377,35 +221,37 @@ profile_add_labels(struct profile *p, const char *const *frames, size_t n,
 		return;
 	profile_scratch_reserve(p, all);
 	for (i = 0; i < n; i++)
-		p->scratch[i] = profile_intern(p, frames[i] != NULL ?
+		p->scratch[i] = intern_add(p->strs, frames[i] != NULL ?
 		    frames[i] : "");
 	for (i = 0; i < 2 * nl; i++)
-		p->scratch[n + i] = profile_intern(p, labels[i] != NULL ?
+		p->scratch[n + i] = intern_add(p->strs, labels[i] != NULL ?
 		    labels[i] : "");
 	profile_add_scratch(p, n, nl, value);
 }
 
 /*
  * profile_add_labels() with the frames as ids of names interned in
- * sn: each name is looked up in our table once per profile, then
- * translated by an array.
+ * names (the stacks' names kept across rounds): each name is looked up
+ * in our table once per profile, then translated by an array.  An id
+ * names does not know is the empty name.
  */
 void
-profile_add_ids(struct profile *p, const struct stacknames *sn,
+profile_add_ids(struct profile *p, const struct intern *names,
     const uint32_t *ids, size_t n, uint64_t value, const char *const *labels,
     size_t nl)
 {
+	const char	*name;
 	size_t		 i, all = n + 2 * nl, cap;
 	uint32_t	 id;
 
 	if (n == 0)
 		return;
 	profile_scratch_reserve(p, all);
-	if (p->xsrc != sn) {
+	if (p->xsrc != names) {
 		/* Another table's ids: start again. */
 		if (p->xlate != NULL)
 			memset(p->xlate, 0, p->xlatecap * sizeof(*p->xlate));
-		p->xsrc = sn;
+		p->xsrc = names;
 	}
 	for (i = 0; i < n; i++) {
 		id = ids[i];
@@ -419,13 +265,15 @@ profile_add_ids(struct profile *p, const struct stacknames *sn,
 			    (cap - p->xlatecap) * sizeof(*p->xlate));
 			p->xlatecap = cap;
 		}
-		if (p->xlate[id] == 0)
-			p->xlate[id] = profile_intern(p,
-			    stacknames_name(sn, id)) + 1;
+		if (p->xlate[id] == 0) {
+			name = intern_name(names, id);
+			p->xlate[id] = intern_add(p->strs, name != NULL ?
+			    name : "") + 1;
+		}
 		p->scratch[i] = p->xlate[id] - 1;
 	}
 	for (i = 0; i < 2 * nl; i++)
-		p->scratch[n + i] = profile_intern(p, labels[i] != NULL ?
+		p->scratch[n + i] = intern_add(p->strs, labels[i] != NULL ?
 		    labels[i] : "");
 	profile_add_scratch(p, n, nl, value);
 }
@@ -438,7 +286,7 @@ profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 	size_t			 i, j, mask, all = n + 2 * nl;
 	uint64_t		 h;
 
-	h = profile_hash_ids(p->scratch, all);
+	h = hash_u32s(p->scratch, all);
 	p->total += value;
 
 	mask = p->stacktabsz - 1;
@@ -516,27 +364,20 @@ profile_duration(const struct profile *p)
 size_t
 profile_nstrings(const struct profile *p)
 {
-	return p->nstrs;
+	return intern_count(p->strs);
 }
 
 const char *
 profile_string(const struct profile *p, uint32_t id)
 {
-	if (id >= p->nstrs)
-		return NULL;
-	return p->strs[id];
+	return intern_name(p->strs, id);
 }
 
 /* The id of a name already interned: 0, or -1 when there is none. */
 int
 profile_string_find(const struct profile *p, const char *s, uint32_t *id)
 {
-	size_t		 len = strlen(s), j;
-
-	if (!profile_strtab_find(p, s, profile_hash_str(s, len), &j))
-		return -1;
-	*id = p->strtab[j] - 1;
-	return 0;
+	return intern_find(p->strs, s, id);
 }
 
 /*
@@ -547,7 +388,7 @@ profile_string_find(const struct profile *p, const char *s, uint32_t *id)
 uint32_t
 profile_string_intern(struct profile *p, const char *s)
 {
-	return profile_intern(p, s);
+	return intern_add(p->strs, s);
 }
 
 size_t
@@ -560,8 +401,9 @@ profile_add_stack_ids(struct profile *p, const uint32_t *ids, size_t n,
 		fatalx("profile: empty stack");
 	profile_scratch_reserve(p, n);
 	for (i = 0; i < n; i++) {
-		if (ids[i] >= p->nstrs)
-			fatalx("profile: name %u of %zu", ids[i], p->nstrs);
+		if (ids[i] >= intern_count(p->strs))
+			fatalx("profile: name %u of %zu", ids[i],
+			    intern_count(p->strs));
 		p->scratch[i] = ids[i];
 	}
 	return profile_add_scratch(p, n, 0, value);

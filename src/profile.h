@@ -16,8 +16,8 @@ enum profile_type {
 	PROFILE_TYPE_OFFCPU = 1,	/* value: nanoseconds */
 };
 
+struct intern;
 struct profile;
-struct stacknames;
 
 struct profile	*profile_create(enum profile_type, uint64_t period_ns,
 		    int64_t time_ns, int64_t duration_ns);
@@ -45,24 +45,8 @@ void		 profile_add_labels(struct profile *, const char *const *,
 size_t		 profile_add_stack(struct profile *, const char *const *,
 		    size_t, uint64_t);
 void		 profile_stack_sub(struct profile *, size_t, uint64_t);
-/*
- * The hashes names are interned with, for other tables of names.  The
- * mix, MurmurHash3's finalizer (every input bit reaches the low bits),
- * is inline: tables call it for every lookup.
- */
-static inline uint64_t
-profile_hash_mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 33);
-}
-uint64_t	 profile_hash_str(const char *, size_t);
-
-/* The same, the frames as ids of names interned in a stacknames. */
-void		 profile_add_ids(struct profile *, const struct stacknames *,
+/* The same, the frames as ids of names interned elsewhere. */
+void		 profile_add_ids(struct profile *, const struct intern *,
 		    const uint32_t *, size_t, uint64_t, const char *const *,
 		    size_t);
 uint64_t	 profile_total(const struct profile *);

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
+
 /*
  * The Pyroscope sink: each round's profiles are pushed to a Pyroscope
  * server (the Push API, or the legacy /ingest), with libcurl's multi
@@ -13,7 +15,6 @@
  * a reload can turn it on.
  */
 
-struct config;
 struct ev_loop;
 struct profile;
 struct pyroscope;
@@ -59,5 +60,7 @@ void		 pyroscope_log_state(struct pyroscope *);
 /* Checks of config values, for the key table: NULL or a message. */
 const char	*pyroscope_url_check(const char *);
 const char	*pyroscope_headers_check(const char *);
+/* The keys of [pyroscope], with their checks (pyroscope_conf.c). */
+extern const struct config_key pyroscope_conf_keys[];
 
 #endif

@@ -153,6 +153,80 @@ pyroscope_url_check(const char *v)
 	return bad ? "malformed URL" : NULL;
 }
 
+static const struct config_enum pyroscope_api_enum[] = {
+	{ "push", PYROSCOPE_API_PUSH },
+	{ "ingest", PYROSCOPE_API_INGEST },
+	{ NULL, 0 }
+};
+
+/* [pyroscope]. */
+const struct config_key pyroscope_conf_keys[] = {
+	{ "pyroscope", "url", CONFIG_STRING, CONFIG_OFF(pyroscope_url), 0, 0,
+	    NULL, "", CONFIG_LIVE,
+	    "Pyroscope server, http(s)://host:port (empty: no push)",
+	    pyroscope_url_check },
+	{ "pyroscope", "api", CONFIG_ENUM, CONFIG_OFF(pyroscope_api), 0, 0,
+	    pyroscope_api_enum, "push", CONFIG_LIVE,
+	    "push (the Push API) or ingest (legacy /ingest)", NULL },
+	{ "pyroscope", "basic_auth_user", CONFIG_STRING,
+	    CONFIG_OFF(pyroscope_basic_auth_user), 0, 0, NULL, "", CONFIG_LIVE,
+	    "HTTP basic auth user (empty: none)", NULL },
+	{ "pyroscope", "basic_auth_password", CONFIG_STRING,
+	    CONFIG_OFF(pyroscope_basic_auth_password), 0, 0, NULL, "",
+	    CONFIG_LIVE, "HTTP basic auth password", NULL },
+	{ "pyroscope", "basic_auth_password_file", CONFIG_STRING,
+	    CONFIG_OFF(pyroscope_basic_auth_password_file), 0, 0, NULL, "",
+	    CONFIG_LIVE, "file holding the basic auth password", NULL },
+	{ "pyroscope", "bearer_token_file", CONFIG_STRING,
+	    CONFIG_OFF(pyroscope_bearer_token_file), 0, 0, NULL, "",
+	    CONFIG_LIVE, "file holding a bearer token (empty: none)", NULL },
+	{ "pyroscope", "tenant_id", CONFIG_STRING,
+	    CONFIG_OFF(pyroscope_tenant_id), 0, 0, NULL, "", CONFIG_LIVE,
+	    "X-Scope-OrgID header (empty: none)", NULL },
+	{ "pyroscope", "headers", CONFIG_STRING, CONFIG_OFF(pyroscope_headers),
+	    0, 0, NULL, "", CONFIG_LIVE,
+	    "extra headers, \"Name: value | Name: value\"",
+	    pyroscope_headers_check },
+	{ "pyroscope", "tls_ca_file", CONFIG_STRING,
+	    CONFIG_OFF(pyroscope_tls_ca_file), 0, 0, NULL, "", CONFIG_LIVE,
+	    "CA certificates to verify the server (empty: the system's)",
+	    NULL },
+	{ "pyroscope", "tls_cert_file", CONFIG_STRING,
+	    CONFIG_OFF(pyroscope_tls_cert_file), 0, 0, NULL, "", CONFIG_LIVE,
+	    "client certificate (empty: none)", NULL },
+	{ "pyroscope", "tls_key_file", CONFIG_STRING,
+	    CONFIG_OFF(pyroscope_tls_key_file), 0, 0, NULL, "", CONFIG_LIVE,
+	    "client certificate's key", NULL },
+	{ "pyroscope", "tls_insecure_skip_verify", CONFIG_BOOL,
+	    CONFIG_OFF(pyroscope_tls_insecure_skip_verify), 0, 0, NULL, "no",
+	    CONFIG_LIVE, "do not verify the server's certificate", NULL },
+	{ "pyroscope", "timeout", CONFIG_INT, CONFIG_OFF(pyroscope_timeout), 1,
+	    3600, NULL, "10", CONFIG_LIVE, "seconds one request may take",
+	    NULL },
+	{ "pyroscope", "spool_dir", CONFIG_STRING,
+	    CONFIG_OFF(pyroscope_spool_dir), 0, 0, NULL, "", CONFIG_RESTART,
+	    "where undelivered requests wait (empty: <[output] dir>/spool)",
+	    NULL },
+	{ "pyroscope", "spool_max_bytes", CONFIG_INT,
+	    CONFIG_OFF(pyroscope_spool_max_bytes), 4096, 1LL << 40, NULL,
+	    "268435456", CONFIG_LIVE,
+	    "size of the spool; beyond it the oldest go", NULL },
+	{ "pyroscope", "backoff_min", CONFIG_INT,
+	    CONFIG_OFF(pyroscope_backoff_min), 1, 3600, NULL, "1", CONFIG_LIVE,
+	    "seconds before the first retry", NULL },
+	{ "pyroscope", "backoff_max", CONFIG_INT,
+	    CONFIG_OFF(pyroscope_backoff_max), 1, 86400, NULL, "120",
+	    CONFIG_LIVE, "longest wait between retries, seconds", NULL },
+	{ "pyroscope", "max_request_bytes", CONFIG_INT,
+	    CONFIG_OFF(pyroscope_max_request_bytes), 65536, 1LL << 30, NULL,
+	    "4194304", CONFIG_LIVE,
+	    "profiles per push request, bytes, before it is split", NULL },
+	{ "pyroscope", "flush_timeout", CONFIG_INT,
+	    CONFIG_OFF(pyroscope_flush_timeout), 0, 60, NULL, "5", CONFIG_LIVE,
+	    "seconds to deliver at stop before spooling", NULL },
+	{ NULL }
+};
+
 /*
  * The first line of a small file, trailing blanks removed.  Returns
  * NULL, after logging unless quiet, if it cannot be read or holds

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bpf/profile.h"
+#include "hash.h"
 #include "pysym.h"
 #include "xmalloc.h"
 
@@ -305,7 +306,7 @@ pysym_slot(struct pysym_code **v, size_t size, uint64_t addr)
 {
 	size_t	 i;
 
-	for (i = (addr >> 4) * 0x9e3779b97f4a7c15ULL & (size - 1);;
+	for (i = hash_mix(addr) & (size - 1);;
 	    i = (i + 1) & (size - 1))
 		if (v[i] == NULL || v[i]->addr == addr)
 			return i;

@@ -5,7 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct config;
+#include "config.h"
+
 struct procmaps;
 struct resolve;
 struct resolve_proc;
@@ -81,6 +82,9 @@ uint64_t	 resolve_proc_gen(const struct resolve_proc *);
 uint64_t	 resolve_kernel_gen(const struct resolve *);
 uint64_t	 resolve_unstable(const struct resolve *);
 uint64_t	 resolve_epoch(const struct resolve *);
+
+/* The keys of [symbols], with their checks, for config_keys.c. */
+extern const struct config_key resolve_keys[];
 
 void		 resolve_round_end(struct resolve *);
 void		 resolve_stats(struct resolve *, struct resolve_stats *);

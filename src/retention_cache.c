@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "profile.h"
+#include "hash.h"
 #include "retention.h"
 #include "xmalloc.h"
 
@@ -80,7 +80,7 @@ retention_cache_slot(const struct retention_cache *c, dev_t dev, ino_t ino,
 {
 	size_t	 mask = c->size - 1, j;
 
-	j = profile_hash_mix((uint64_t)ino ^ name ^ ((uint64_t)dev << 40));
+	j = hash_mix((uint64_t)ino ^ name ^ ((uint64_t)dev << 40));
 	for (j &= mask; c->tab[j].ino != 0; j = (j + 1) & mask)
 		if (c->tab[j].ino == ino && c->tab[j].dev == dev &&
 		    c->tab[j].name == name)
@@ -161,7 +161,7 @@ retention_cache_stat(struct retention_cache *c, int dfd, dev_t dev,
 	memset(&e, 0, sizeof(e));
 	e.dev = dev;
 	e.ino = ino;
-	e.name = profile_hash_str(name, len);
+	e.name = hash_bytes(name, len);
 	hit = &c->tab[retention_cache_slot(c, dev, ino, e.name)];
 	if (hit->ino != 0) {
 		hit->gen = c->gen;

@@ -96,7 +96,7 @@ sinks_draw(struct sinks *s)
 	t0 = sinks_now(CLOCK_MONOTONIC);
 	c0 = sinks_now(CLOCK_PROCESS_CPUTIME_ID);
 	sinks_draw_round(s);
-	if ((h = flamegraph_hours_draw(s->hours)) == -1)
+	if ((h = flamegraph_write_pending(s->hours)) == -1)
 		s->file_errors++;
 	if (n != 0 || h != 0)
 		log_debug("sinks: flame graphs drawn, %zu latest.svg, "
@@ -124,7 +124,7 @@ sinks_create(struct ev_loop *loop, const struct config *conf)
 	if (loop != NULL) {
 		ev_idle_init(&s->draw, sinks_draw_cb);
 		s->draw.data = s;
-		flamegraph_hours_defer(s->hours, 1);
+		flamegraph_write_defer(s->hours, 1);
 	}
 	return s;
 }

@@ -21,21 +21,20 @@
  * A stack or frame unused for `rounds' rounds is dropped; past `max'
  * stacks or frames, or STACKNAMES_NAME_BYTES of names, everything is
  * (names are never freed one by one: their ids must stay valid while a
- * stack holds them).  The tables are stacknames_tab.c's.
+ * stack holds them).  The tables are stacknames_tab.c's, the names an
+ * intern.c table.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "intern.h"
 #include "log.h"
-#include "profile.h"
 #include "stacknames.h"
 #include "stacknames_int.h"
 #include "xmalloc.h"
 
-#define STACKNAMES_CHUNK	(64 * 1024)	/* arena chunk for names */
 #define STACKNAMES_NAME_BYTES	(32 << 20)	/* all names, then clear */
-#define STACKNAMES_STRTAB_MIN	1024
 /* Stacks put lately: the round, in a byte per hash of their keys. */
 #define STACKNAMES_SEEN_SHIFT	18
 
@@ -44,14 +43,7 @@ struct stacknames {
 	size_t			 max;
 	uint64_t		 round;
 
-	/* Interned names: strtab holds id + 1, 0 is empty. */
-	const char		**strs;
-	uint64_t		*strhash;
-	size_t			 nstrs, strcap;
-	uint32_t		*strtab;
-	size_t			 strtabsz;	/* a power of two */
-	char			**chunks;
-	size_t			 nchunks, chunkused, strbytes;
+	struct intern		*names;
 
 	struct stacknames_tab	 stacks;	/* by (gen, stack id) */
 	uint8_t			*seen;		/* round put, low bits */
@@ -67,8 +59,7 @@ stacknames_create(unsigned int rounds, size_t max)
 
 	sn = xcalloc(1, sizeof(*sn));
 	stacknames_configure(sn, rounds, max);
-	sn->strtabsz = STACKNAMES_STRTAB_MIN;
-	sn->strtab = xcalloc(sn->strtabsz, sizeof(*sn->strtab));
+	sn->names = intern_create();
 	stacknames_tab_init(&sn->stacks);
 	stacknames_tab_init(&sn->frames);
 	sn->seen = xcalloc(1U << STACKNAMES_SEEN_SHIFT, sizeof(*sn->seen));
@@ -83,20 +74,6 @@ stacknames_configure(struct stacknames *sn, unsigned int rounds, size_t max)
 	sn->max = max > 0 ? max : 1;
 }
 
-static void
-stacknames_free_names(struct stacknames *sn)
-{
-	size_t	 i;
-
-	for (i = 0; i < sn->nchunks; i++)
-		free(sn->chunks[i]);
-	free(sn->chunks);
-	sn->chunks = NULL;
-	sn->nchunks = sn->chunkused = sn->strbytes = 0;
-	sn->nstrs = 0;
-	memset(sn->strtab, 0, sn->strtabsz * sizeof(*sn->strtab));
-}
-
 void
 stacknames_free(struct stacknames *sn)
 {
@@ -104,89 +81,30 @@ stacknames_free(struct stacknames *sn)
 		return;
 	stacknames_tab_free(&sn->stacks);
 	stacknames_tab_free(&sn->frames);
-	stacknames_free_names(sn);
+	intern_free(sn->names);
 	free(sn->seen);
-	free(sn->strs);
-	free(sn->strhash);
-	free(sn->strtab);
 	free(sn);
-}
-
-static char *
-stacknames_arena_dup(struct stacknames *sn, const char *s, size_t len)
-{
-	char	*d;
-
-	if (sn->nchunks == 0 || len + 1 > STACKNAMES_CHUNK - sn->chunkused) {
-		sn->chunks = xreallocarray(sn->chunks, sn->nchunks + 1,
-		    sizeof(*sn->chunks));
-		/* A long name gets a chunk of its own size. */
-		sn->chunks[sn->nchunks++] = xmalloc(len + 1 > STACKNAMES_CHUNK ?
-		    len + 1 : STACKNAMES_CHUNK);
-		sn->chunkused = 0;
-		sn->strbytes += len + 1 > STACKNAMES_CHUNK ? len + 1 :
-		    STACKNAMES_CHUNK;
-	}
-	d = sn->chunks[sn->nchunks - 1] + sn->chunkused;
-	sn->chunkused += len + 1;
-	if (sn->chunkused > STACKNAMES_CHUNK)
-		sn->chunkused = STACKNAMES_CHUNK;	/* full */
-	memcpy(d, s, len);
-	d[len] = '\0';
-	return d;
-}
-
-static void
-stacknames_strtab_grow(struct stacknames *sn)
-{
-	size_t	 sz = sn->strtabsz * 2, mask = sz - 1, i, j;
-
-	free(sn->strtab);
-	sn->strtab = xcalloc(sz, sizeof(*sn->strtab));
-	sn->strtabsz = sz;
-	for (i = 0; i < sn->nstrs; i++) {
-		for (j = sn->strhash[i] & mask; sn->strtab[j] != 0;
-		    j = (j + 1) & mask)
-			;
-		sn->strtab[j] = i + 1;
-	}
 }
 
 uint32_t
 stacknames_intern(struct stacknames *sn, const char *s)
 {
-	size_t		 len = strlen(s), mask = sn->strtabsz - 1, j;
-	uint64_t	 h = profile_hash_str(s, len);
-	uint32_t	 id;
-
-	for (j = h & mask; sn->strtab[j] != 0; j = (j + 1) & mask) {
-		id = sn->strtab[j] - 1;
-		if (sn->strhash[id] == h && strcmp(sn->strs[id], s) == 0)
-			return id;
-	}
-	if (sn->nstrs >= UINT32_MAX - 1)
-		fatalx("stacknames: too many names");
-	if (sn->nstrs == sn->strcap) {
-		sn->strcap = sn->strcap ? sn->strcap * 2 :
-		    STACKNAMES_STRTAB_MIN;
-		sn->strs = xreallocarray(sn->strs, sn->strcap,
-		    sizeof(*sn->strs));
-		sn->strhash = xreallocarray(sn->strhash, sn->strcap,
-		    sizeof(*sn->strhash));
-	}
-	sn->strs[sn->nstrs] = stacknames_arena_dup(sn, s, len);
-	sn->strhash[sn->nstrs] = h;
-	sn->strtab[j] = sn->nstrs + 1;
-	sn->nstrs++;
-	if (sn->nstrs * 2 > sn->strtabsz)
-		stacknames_strtab_grow(sn);
-	return sn->nstrs - 1;
+	return intern_add(sn->names, s);
 }
 
 const char *
 stacknames_name(const struct stacknames *sn, uint32_t id)
 {
-	return id < sn->nstrs ? sn->strs[id] : "";
+	const char	*s;
+
+	return (s = intern_name(sn->names, id)) != NULL ? s : "";
+}
+
+/* The names, for profile_add_ids(). */
+const struct intern *
+stacknames_names(const struct stacknames *sn)
+{
+	return sn->names;
 }
 
 const uint32_t *
@@ -262,7 +180,7 @@ stacknames_clear(struct stacknames *sn)
 {
 	stacknames_tab_clear(&sn->stacks);
 	stacknames_tab_clear(&sn->frames);
-	stacknames_free_names(sn);
+	intern_clear(sn->names);
 	sn->cleared++;
 }
 
@@ -272,10 +190,10 @@ stacknames_round_end(struct stacknames *sn)
 	stacknames_tab_age(&sn->stacks, sn->round, sn->rounds);
 	stacknames_tab_age(&sn->frames, sn->round, sn->rounds);
 	if (sn->stacks.count > sn->max || sn->frames.count > sn->max ||
-	    sn->strbytes > STACKNAMES_NAME_BYTES) {
+	    intern_bytes(sn->names) > STACKNAMES_NAME_BYTES) {
 		log_debug("stacknames: %zu stacks, %zu frames, %zu bytes of "
 		    "names: cleared", sn->stacks.count, sn->frames.count,
-		    sn->strbytes);
+		    intern_bytes(sn->names));
 		stacknames_clear(sn);
 	}
 	sn->round++;
@@ -287,11 +205,9 @@ stacknames_stats(const struct stacknames *sn, struct stacknames_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->stacks = sn->stacks.count;
 	st->frames = sn->frames.count;
-	st->names = sn->nstrs;
+	st->names = intern_count(sn->names);
 	st->bytes = stacknames_tab_bytes(&sn->stacks) +
-	    stacknames_tab_bytes(&sn->frames) + sn->strbytes +
-	    sn->strtabsz * sizeof(*sn->strtab) +
-	    sn->strcap * (sizeof(*sn->strs) + sizeof(*sn->strhash)) +
+	    stacknames_tab_bytes(&sn->frames) + intern_bytes(sn->names) +
 	    (1U << STACKNAMES_SEEN_SHIFT) * sizeof(*sn->seen);
 	st->hits = sn->stacks.hits;
 	st->misses = sn->stacks.misses;

@@ -14,6 +14,7 @@
  * generation and its address.
  */
 
+struct intern;
 struct stacknames;
 
 struct stacknames_stats {
@@ -34,6 +35,8 @@ void		 stacknames_configure(struct stacknames *, unsigned int,
 
 uint32_t	 stacknames_intern(struct stacknames *, const char *);
 const char	*stacknames_name(const struct stacknames *, uint32_t);
+/* The names as an intern table: ids are the same. */
+const struct intern *stacknames_names(const struct stacknames *);
 
 /*
  * The names of stack id under generation gen: *n ids, outermost first;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "hash.h"
 
 /* Lists of at most this many ids live in their entry, not malloc()'d. */
 #define STACKNAMES_INLINE	2
@@ -34,7 +34,7 @@ struct stacknames_entry {
 static inline uint64_t
 stacknames_key_hash(uint64_t gen, uint64_t id)
 {
-	return profile_hash_mix(id ^ gen * 0x9e3779b97f4a7c15ULL);
+	return hash_pair(id, gen);
 }
 
 /* Open addressing, linear probes, at most half full. */

@@ -12,39 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "symcache.h"
 #include "symcache_int.h"
 #include "xmalloc.h"
 
 static uint64_t
-symcache_index_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t
 symcache_index_ino_hash(const struct symcache_key *k)
 {
-	return symcache_index_mix(k->ino ^
-	    symcache_index_mix((uint64_t)k->major << 32 | k->minor));
+	return hash_pair(k->ino, (uint64_t)k->major << 32 | k->minor);
 }
 
 static uint64_t
 symcache_index_bid_hash(const uint8_t *id, size_t len, int has_symtab)
 {
-	uint64_t	 h = 0xcbf29ce484222325ULL;
-	size_t		 i;
-
-	for (i = 0; i < len; i++) {
-		h ^= id[i];
-		h *= 0x100000001b3ULL;
-	}
-	return symcache_index_mix(h ^ (uint64_t)has_symtab);
+	return hash_pair(hash_bytes(id, len), has_symtab);
 }
 
 static int

@@ -375,15 +375,15 @@ test_dump(void)
 	back = load(dump, &errs);
 	ok(back != NULL, "dump: parses back");
 	if (back != NULL) {
-		for (i = 0; i < config_nkeys; i++) {
-			if (config_key_equal(&config_keys[i], conf, back))
+		for (i = 0; i < config_nkeys(); i++) {
+			if (config_key_equal(config_key_at(i), conf, back))
 				same++;
 			else
 				ok(0, "dump: [%s] %s differs",
-				    config_keys[i].section,
-				    config_keys[i].name);
+				    config_key_at(i)->section,
+				    config_key_at(i)->name);
 		}
-		is_int(same, config_nkeys, "dump: every key equal");
+		is_int(same, config_nkeys(), "dump: every key equal");
 		is_str(back->output_dir, "/var/tmp/x y", "dump: string");
 		is_int(back->sample_rate, 1234, "dump: int");
 	}
@@ -393,6 +393,53 @@ test_dump(void)
 	config_free(back);
 	config_free(conf);
 	free(dump);
+}
+
+/*
+ * The key tables, some of them the subsystems' own, put together: each
+ * section's keys in one run (the dump starts a section once), no key
+ * twice, and the checks of string keys where they belong.
+ */
+static void
+test_tables(void)
+{
+	const struct config_key	*k, *o;
+	size_t			 i, j, n = config_nkeys();
+	int			 runs = 1, dups = 0, checks = 0;
+
+	ok(n > 50 && config_key_at(n - 1) != NULL && config_key_at(n) == NULL,
+	    "tables: %zu keys, then NULL", n);
+	for (i = 0; i < n; i++) {
+		k = config_key_at(i);
+		for (j = 0; j < i; j++) {
+			o = config_key_at(j);
+			if (strcmp(o->section, k->section) == 0 &&
+			    strcmp(o->name, k->name) == 0)
+				dups++;
+			if (j + 1 < i && strcmp(o->section, k->section) == 0 &&
+			    strcmp(config_key_at(i - 1)->section,
+			    k->section) != 0)
+				runs = 0;
+		}
+		if (k->check != NULL) {
+			checks++;
+			if (k->type != CONFIG_STRING)
+				ok(0, "tables: [%s] %s: a check on a key that "
+				    "is no string", k->section, k->name);
+		}
+		if (config_key_find(k->section, k->name) != k)
+			ok(0, "tables: [%s] %s not found", k->section,
+			    k->name);
+	}
+	ok(runs, "tables: each section's keys in one run");
+	is_int(dups, 0, "tables: no key twice");
+	is_int(checks, 4, "tables: four keys checked by their subsystems");
+	k = config_key_find("symbols", "debug_dirs");
+	ok(k != NULL && k->check != NULL && k->check("/a:/b") == NULL &&
+	    k->check("rel") != NULL, "tables: debug_dirs checked by debuginfo");
+	k = config_key_find("metrics", "listen");
+	ok(k != NULL && k->check != NULL && k->check("bogus") != NULL,
+	    "tables: metrics listen checked by metrics");
 }
 
 int
@@ -409,6 +456,7 @@ main(void)
 	test_errors();
 	test_keep_restart();
 	test_dump();
+	test_tables();
 
 	unlink(path);
 	rmdir(tmpdir);
