@@ -33,8 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-
 #include "cgroup.h"
 #include "config.h"
 #include "log.h"
@@ -622,31 +620,30 @@ pids_sweep(struct pids *p)
 {
 	struct profile_pid_config	 cfg;
 	struct pids_proc		*proc;
-	__u32				 key, next;
-	void				*prev = NULL;
-	pid_t				*gone = NULL;
-	size_t				 ngone = 0, i;
-	int				 fd = session_pid_fd(p->session);
+	pid_t				*keys, *gone = NULL, pid;
+	size_t				 nkeys, ngone = 0, i;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		proc = pids_find(p, next);
-		if (!proc_exists(next) || (proc != NULL &&
+	keys = session_pid_keys(p->session, &nkeys);
+	for (i = 0; i < nkeys; i++) {
+		pid = keys[i];
+		proc = pids_find(p, pid);
+		if (!proc_exists(pid) || (proc != NULL &&
 		    proc->state == PIDS_DEAD)) {
 			gone = xreallocarray(gone, ngone + 1, sizeof(*gone));
-			gone[ngone++] = next;
+			gone[ngone++] = pid;
 			continue;
 		}
-		if (proc == NULL && bpf_map_lookup_elem(fd, &next, &cfg) == 0 &&
+		if (proc == NULL &&
+		    session_pid_get(p->session, pid, &cfg) == 0 &&
 		    cfg.type == PROFILE_PID_UNKNOWN) {
 			/* Its request was lost: answer it now. */
-			proc = pids_new(p, next);
+			proc = pids_new(p, pid);
 			pids_evaluate(p, proc, NULL);
 			pids_load(p, proc, 0, 0);
 			pids_write_config(p, proc);
 		}
 	}
+	free(keys);
 	for (i = 0; i < ngone; i++) {
 		if (session_pid_delete(p->session, gone[i]) == 0)
 			p->swept++;
@@ -741,17 +738,11 @@ pids_count(struct pids *p, enum pids_state state)
 size_t
 pids_bpf_entries(struct pids *p)
 {
-	__u32	 key, next;
-	void	*prev = NULL;
-	size_t	 n = 0;
-	int	 fd = session_pid_fd(p->session);
+	long long	 n;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		n++;
-	}
-	return n;
+	n = session_map_entries(p->session, SESSION_MAP_PID_CONFIG,
+	    LLONG_MAX);
+	return n > 0 ? n : 0;
 }
 
 void
@@ -784,6 +775,27 @@ pids_stats(struct pids *p, struct pids_stats *st)
 	st->exits = p->exits;
 	st->loads = p->loads;
 	st->maps_reads = procmaps_reads();
+}
+
+/*
+ * A thread's name: as BPF saw it, else as /proc has it, else its id.
+ */
+const char *
+pids_thread_name(struct pids *p, pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char	 name[64];
+	ssize_t	 n;
+
+	if (session_thread_comm(p->session, tid, buf, len) == 0)
+		return buf;
+	snprintf(name, sizeof(name), "task/%u/comm", (unsigned)tid);
+	if ((n = proc_read_file(pid, name, buf, len)) > 0) {
+		if (buf[n - 1] == '\n')
+			buf[n - 1] = '\0';
+		return buf;
+	}
+	snprintf(buf, len, "[%u]", (unsigned)tid);
+	return buf;
 }
 
 struct python *

@@ -26,8 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-
 #include "config.h"
 #include "log.h"
 #include "procmaps.h"
@@ -36,6 +34,7 @@
 #include "python_elf.h"
 #include "python_table.h"
 #include "session.h"
+#include "stacks.h"
 #include "xmalloc.h"
 
 #define PYTHON_FILES_MAX	256	/* files known to be Python or not */
@@ -100,6 +99,7 @@ struct python {
 	char			 name[PYTHON_NAME_MAX];
 	struct profile_pystack	 stack;		/* one, read from BPF */
 	struct profile_stack	 native;
+	struct stacks		*stacks;	/* as samples name them */
 };
 
 struct python *
@@ -109,6 +109,9 @@ python_create(struct session *session, const struct config *conf)
 
 	py = xcalloc(1, sizeof(*py));
 	py->session = session;
+	py->stacks = stacks_create_map(session_pystacks_map(session),
+	    sizeof(struct profile_pystack) / sizeof(uint64_t),
+	    python_stack_words);
 	TAILQ_INIT(&py->procs);
 	python_configure(py, conf);
 	return py;
@@ -123,6 +126,7 @@ python_free(struct python *py)
 		return;
 	while ((pp = TAILQ_FIRST(&py->procs)) != NULL)
 		python_proc_close(py, pp);
+	stacks_free(py->stacks);
 	free(py);
 }
 
@@ -416,7 +420,6 @@ python_proc_open(struct python *py, pid_t pid, const struct procmaps *maps,
 	size_t				 i;
 	uint64_t			 bias;
 	int				 have_exe, needs = 0, musl = 0;
-	__u32				 key = pid;
 
 	*pending = 0;
 	if (!py->enabled || pid <= 0 || maps == NULL)
@@ -471,8 +474,7 @@ python_proc_open(struct python *py, pid_t pid, const struct procmaps *maps,
 		    "table: using the code's", (int)pid, fi->tss_key,
 		    v->tss_key, v->minor);
 	pi.serial = ++py->serial;
-	if (bpf_map_update_elem(session_pyinfo_fd(py->session), &key, &pi,
-	    BPF_ANY) != 0) {
+	if (session_pyinfo_set(py->session, pid, &pi) == -1) {
 		python_refuse(py, pid, PYTHON_REFUSE_BPF, interp);
 		return NULL;
 	}
@@ -507,15 +509,13 @@ python_proc_close(struct python *py, struct python_proc *pp)
 {
 	struct profile_py_info	 pi;
 	struct pysym_stats	 st;
-	__u32			 key;
 
 	if (pp == NULL)
 		return;
-	key = pp->pid;
 	/* The entry may be a later process's already (a reused pid). */
-	if (bpf_map_lookup_elem(session_pyinfo_fd(py->session), &key,
-	    &pi) == 0 && pi.serial == pp->serial)
-		bpf_map_delete_elem(session_pyinfo_fd(py->session), &key);
+	if (session_pyinfo_get(py->session, pp->pid, &pi) == 0 &&
+	    pi.serial == pp->serial)
+		session_pyinfo_delete(py->session, pp->pid);
 	pysym_stats(pp->sym, &st);
 	python_stats_add(&py->gone, &st);
 	TAILQ_REMOVE(&py->procs, pp, entry);
@@ -595,8 +595,7 @@ python_proc_stack_seen(struct python *py, struct python_proc *pp,
 	long			 ms;
 
 	pysym_stats(pp->sym, &before);
-	if (bpf_map_lookup_elem(session_pystacks_fd(py->session), &id,
-	    st) == 0) {
+	if (session_pystack_read(py->session, id, st) == 0) {
 		for (i = 0; i < st->n && i < PROFILE_PY_DEPTH; i++) {
 			pysym_code(pp->sym, st->f[i].code, st->f[i].check);
 			if (st->f[i].self_type != 0)
@@ -686,11 +685,36 @@ python_frame_name(struct python *py, struct python_proc *pp,
 	return py->name;
 }
 
+/*
+ * The names of a Python stack, outermost first, to cb: "[truncated]"
+ * first if the walker stopped short.  -1 if the stack is not held (its
+ * process can be gone: pp NULL).
+ */
+int
+python_stack_names(struct python *py, struct python_proc *pp, uint64_t id,
+    void (*cb)(const char *, void *), void *arg)
+{
+	const struct profile_py_frame	*f;
+	const uint64_t			*w;
+	size_t				 nw, n, i;
+	uint32_t			 flags;
+
+	if ((w = stacks_get(py->stacks, id, &nw)) == NULL ||
+	    python_stack_frames(w, nw, &f, &n, &flags) == -1)
+		return -1;
+	if (flags & PROFILE_PY_F_TRUNCATED)
+		cb("[truncated]", arg);
+	for (i = n; i-- > 0;)
+		cb(python_frame_name(py, pp, &f[i]), arg);
+	return 0;
+}
+
 void
 python_round_end(struct python *py)
 {
 	struct python_proc	*pp;
 
+	stacks_round_end(py->stacks);
 	TAILQ_FOREACH(pp, &py->procs, entry)
 		pysym_round_end(pp->sym, PYTHON_CODE_ROUNDS);
 	py->round++;
