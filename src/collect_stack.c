@@ -42,7 +42,7 @@ struct collect_stack {
 	uint32_t		 ids[COLLECT_STACK_MAX];	/* a stack */
 	size_t			 n;
 	uint32_t		 unknown[COLLECT_STACK_MAX];
-	uint32_t		 fids[COLLECT_FRAME_INLINE_MAX];	/* a frame */
+	uint32_t		 fids[COLLECT_FRAME_INLINE_MAX]; /* a frame */
 	uint32_t		 comm_id;	/* the last comm interned */
 	uint64_t		 lost;
 };

@@ -536,7 +536,8 @@ pyroscope_flush(struct pyroscope *py)
 		return;
 	py->flushing = 1;
 	py->flush_stop = 0;
-	if (pyroscope_is_enabled(py) && !py->backoff && py->pc->flush_timeout > 0) {
+	if (pyroscope_is_enabled(py) && !py->backoff &&
+	    py->pc->flush_timeout > 0) {
 		pyroscope_kick(py);
 		pyroscope_http_run(py->http, pyroscope_http_now() +
 		    py->pc->flush_timeout);
