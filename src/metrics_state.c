@@ -12,8 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-
 #include "bpf/profile.h"
 #include "collect.h"
 #include "config.h"
@@ -34,34 +32,12 @@ metrics_state_ts_diff(const struct timespec *a, const struct timespec *b)
 	return (a->tv_sec - b->tv_sec) + (a->tv_nsec - b->tv_nsec) / 1e9;
 }
 
-/*
- * Entries of a BPF hash map, walked key by key.  A walk that races with
- * deletes may see a key twice, so it stops at the map's size.
- */
-_Static_assert(sizeof(struct profile_key) <= 64, "a key fits the buffer");
-
-static long long
-metrics_state_entries(int fd, long long max)
-{
-	uint64_t	 key[8], next[8];	/* any of our key types */
-	void		*prev = NULL;
-	long long	 n = 0;
-
-	if (fd < 0)
-		return -1;
-	while (n < max && bpf_map_get_next_key(fd, prev, next) == 0) {
-		memcpy(key, next, sizeof(key));
-		prev = key;
-		n++;
-	}
-	return n;
-}
-
 static void
-metrics_state_map(struct json *j, const char *name, int fd, long long max)
+metrics_state_map(struct json *j, const char *name, struct session *s,
+    enum session_map which, long long max)
 {
 	json_object_begin(j, name);
-	json_int(j, "entries", metrics_state_entries(fd, max));
+	json_int(j, "entries", session_map_entries(s, which, max));
 	json_int(j, "max_entries", max);
 	json_object_end(j);
 }
@@ -122,11 +98,11 @@ metrics_state_bpf(struct json *j, const struct metrics_view *d)
 	json_bool(j, "offcpu_attached", session_offcpu_attached(s));
 	json_int(j, "cpus", session_ncpus(s));
 	json_object_begin(j, "maps");
-	metrics_state_map(j, "pid_config", session_pid_fd(s),
+	metrics_state_map(j, "pid_config", s, SESSION_MAP_PID_CONFIG,
 	    c->pid_map_entries);
-	metrics_state_map(j, "counts", session_counts_fd(s),
+	metrics_state_map(j, "counts", s, SESSION_MAP_COUNTS,
 	    c->counts_map_entries);
-	metrics_state_map(j, "offcpu_start", session_offcpu_fd(s),
+	metrics_state_map(j, "offcpu_start", s, SESSION_MAP_OFFCPU_START,
 	    c->offcpu_map_entries);
 	json_object_end(j);
 	session_stats(s, stats);

@@ -19,28 +19,26 @@
  * true, sed, cc1 in its first milliseconds): they cost their exec and
  * exit events, not a read of their maps and files.
  *
+ * Which target takes a process is pids_target.c's to say, what its maps
+ * tell pids_load.c's.
+ *
  * Every 10 rounds the BPF map is swept for entries the daemon does not
  * know (a lost event): pids that are gone are deleted, live ones asked
  * about again.
  */
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <bpf/bpf.h>
-
-#include "cgroup.h"
 #include "config.h"
 #include "container.h"
 #include "log.h"
 #include "pids.h"
+#include "pids_int.h"
 #include "proc.h"
 #include "procmaps.h"
 #include "python.h"
@@ -51,22 +49,6 @@
 
 #define PIDS_SWEEP_ROUNDS	10
 #define PIDS_PY_TRIES		50	/* samples to wait for libpython */
-
-struct pids {
-	struct session		*session;
-	struct resolve		*resolve;
-	struct python		*python;
-	struct container_cache	*containers;
-	const struct config	*conf;
-	struct pids_proc	**v;	/* open addressing by pid */
-	size_t			 size;
-	size_t			 count;
-	struct pids_proc	**dead;	/* replaced by a reused pid */
-	size_t			 ndead;
-	uint64_t		 round;
-	uint64_t		 requests, execs, exits, swept;
-	uint64_t		 loads;		/* first maps reads */
-};
 
 struct pids *
 pids_create(struct session *session, struct resolve *resolve,
@@ -173,51 +155,6 @@ pids_remove(struct pids *p, pid_t pid)
 }
 
 /*
- * The code of a process's executable: its executable mappings of the
- * file /proc/PID/exe is.  0, 0 when not found.
- */
-static void
-pids_exe_range(pid_t pid, const struct procmaps *maps, uint64_t *lo,
-    uint64_t *hi)
-{
-	const struct procmaps_entry	*e;
-	struct stat			 sb;
-	char				 path[64];
-	size_t				 i;
-
-	*lo = *hi = 0;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if (maps == NULL || stat(path, &sb) == -1)
-		return;
-	for (i = 0; i < maps->n; i++) {
-		e = &maps->v[i];
-		if (e->kind != PROCMAPS_FILE || e->inode != sb.st_ino ||
-		    makedev(e->dev_major, e->dev_minor) != sb.st_dev)
-			continue;
-		if (*lo == 0 || e->start < *lo)
-			*lo = e->start;
-		if (e->end > *hi)
-			*hi = e->end;
-	}
-}
-
-/* Does the stored stack id hold a frame in [lo, hi)? */
-static int
-pids_stack_in(struct pids *p, uint64_t id, uint64_t lo, uint64_t hi)
-{
-	struct profile_stack	 st;
-	size_t			 i;
-
-	if (id == 0 || session_stack_lookup(p->session, id, &st) != 0)
-		return 0;
-	for (i = 0; i < PROFILE_STACK_DEPTH && st.ip[i] != 0; i++) {
-		if (st.ip[i] >= lo && st.ip[i] < hi)
-			return 1;
-	}
-	return 0;
-}
-
-/*
  * Write what BPF should do with this pid.  Its first sample is asked
  * for until its maps are read, then again while libpython may still be
  * mapped, or until it runs its executable's code.
@@ -228,11 +165,13 @@ pids_write_config(struct pids *p, struct pids_proc *proc)
 	struct profile_pid_config	 cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
-	if ((proc->type == PROFILE_PID_FP || proc->type == PROFILE_PID_PYTHON) &&
-	    !proc->kthread && proc->pid != 0) {
+	if ((proc->type == PROFILE_PID_FP ||
+	    proc->type == PROFILE_PID_PYTHON) && !proc->kthread &&
+	    proc->pid != 0) {
 		if (!proc->loaded) {
 			/* Samples wait until we have looked. */
-			cfg.flags = PROFILE_PID_F_NOTIFY | PROFILE_PID_F_PENDING;
+			cfg.flags = PROFILE_PID_F_NOTIFY |
+			    PROFILE_PID_F_PENDING;
 			cfg.notify_lo = 0;
 			cfg.notify_hi = UINT64_MAX;	/* any frame */
 		} else if (proc->py_pending && proc->py_tries < PIDS_PY_TRIES) {
@@ -254,98 +193,6 @@ pids_write_config(struct pids *p, struct pids_proc *proc)
 }
 
 /*
- * A process profiled natively may run CPython that the walker can walk
- * (src/python.c): then it is of type PYTHON.  If it is an executable
- * linked with libpython that the loader has not mapped yet, it is
- * pending: asked again at its next samples.
- */
-static void
-pids_python_detect(struct pids *p, struct pids_proc *proc,
-    const struct procmaps *maps)
-{
-	python_proc_close(p->python, proc->py);
-	proc->py = NULL;
-	proc->py_pending = 0;
-	if (proc->type == PROFILE_PID_PYTHON)
-		proc->type = PROFILE_PID_FP;
-	if (proc->type != PROFILE_PID_FP || proc->kthread || proc->pid == 0)
-		return;
-	proc->py = python_proc_open(p->python, proc->pid, maps,
-	    &proc->py_pending);
-	if (proc->py != NULL)
-		proc->type = PROFILE_PID_PYTHON;
-}
-
-/*
- * Which target takes the process, with what labels; not profiled when
- * none does and targets_only is set.  The labels are kept until the
- * process execs or exits, or the targets change.  Its exe is read only
- * if a target matches on it.
- */
-static void
-pids_target(struct pids *p, struct pids_proc *proc)
-{
-	struct target_facts	 f;
-	struct cgroup_info	 cg;
-	char			 path[64], exe[PATH_MAX];
-	ssize_t			 n;
-
-	memset(&f, 0, sizeof(f));
-	f.pid = proc->pid;
-	f.comm = proc->comm;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)proc->pid);
-	if (target_conf_uses_exe(p->conf) &&
-	    (n = readlink(path, exe, sizeof(exe) - 1)) > 0) {
-		exe[n] = '\0';
-		f.exe = exe;
-	}
-	if (cgroup_read(proc->pid, &cg) == 0) {
-		f.cg = &cg;
-		f.ct = container_lookup(p->containers, &cg, time(NULL));
-	}
-	target_labels_free(proc->labels);
-	proc->labels = target_labels(p->conf, &f);
-	proc->labels_pending = 0;
-	if (proc->labels == NULL ||
-	    (proc->kthread && !p->conf->collect_kthreads))
-		proc->type = PROFILE_PID_NONE;
-	else
-		proc->type = PROFILE_PID_FP;
-}
-
-/*
- * The labels an exec left for later: without targets_only every process
- * is profiled, and what its target is only matters once it has samples.
- */
-static void
-pids_labels(struct pids *p, struct pids_proc *proc)
-{
-	int	 type = proc->type;
-
-	if (!proc->labels_pending)
-		return;
-	pids_target(p, proc);
-	if (proc->type != PROFILE_PID_NONE)
-		proc->type = type;
-}
-
-/* Forget what the process's previous image made us read. */
-static void
-pids_unload(struct pids *p, struct pids_proc *proc)
-{
-	python_proc_close(p->python, proc->py);
-	proc->py = NULL;
-	proc->py_pending = 0;
-	proc->py_tries = 0;
-	if (proc->type == PROFILE_PID_PYTHON)
-		proc->type = PROFILE_PID_FP;
-	resolve_proc_close(p->resolve, proc->rp);
-	proc->rp = NULL;
-	proc->loaded = 0;
-	proc->wait_exe = 0;
-}
-
-/*
  * Decide how a process is profiled: its comm, its target.  Its maps are
  * read by pids_load.
  */
@@ -359,7 +206,7 @@ pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
 	if (comm != NULL)
 		snprintf(proc->comm, sizeof(proc->comm), "%s", comm);
 	proc->kthread = proc_is_kthread(proc->pid);
-	pids_unload(p, proc);
+	pids_load_forget(p, proc);
 	pids_target(p, proc);
 	proc->evaluated = 1;
 }
@@ -379,7 +226,7 @@ pids_exec(struct pids *p, struct pids_proc *proc, const char *comm)
 		snprintf(proc->comm, sizeof(proc->comm), "[%d]",
 		    (int)proc->pid);
 	proc->kthread = 0;
-	pids_unload(p, proc);
+	pids_load_forget(p, proc);
 	if (p->conf->targets_only)
 		pids_target(p, proc);
 	else {
@@ -389,75 +236,6 @@ pids_exec(struct pids *p, struct pids_proc *proc, const char *comm)
 		proc->type = PROFILE_PID_FP;
 	}
 	proc->evaluated = 1;
-}
-
-/*
- * Capture what names a profiled process's frames, once its first sample
- * shows it is worth it: one read of its maps tells whether it is Python,
- * where its executable's code is, and which symbol tables it needs.
- * stack is the id of that sample's user stack after an exec (0 for
- * none): if it holds no frame of the executable's code, the process is
- * still in the loader, and its maps are read again when it is.  A read
- * can fail while the process execs: then again when its samples are
- * named.
- */
-static void
-pids_load(struct pids *p, struct pids_proc *proc, int exec, uint64_t stack)
-{
-	struct procmaps	*maps;
-
-	pids_labels(p, proc);
-	if ((proc->type != PROFILE_PID_FP && proc->type != PROFILE_PID_PYTHON) ||
-	    proc->kthread || proc->state != PIDS_ALIVE)
-		return;
-	if (proc->loaded) {
-		if (proc->rp == NULL)
-			proc->rp = resolve_proc_open(p->resolve, proc->pid);
-		return;
-	}
-	proc->loaded = 1;
-	p->loads++;
-	maps = procmaps_read(proc->pid);
-	log_debug("pid %d (%s): maps read at its first sample", (int)proc->pid,
-	    proc->comm);
-	pids_python_detect(p, proc, maps);
-	proc->wait_exe = 0;
-	if (exec && maps != NULL) {
-		pids_exe_range(proc->pid, maps, &proc->exe_lo, &proc->exe_hi);
-		if (proc->exe_lo >= proc->exe_hi) {
-			/* Not found: any frame will do. */
-			proc->exe_lo = 0;
-			proc->exe_hi = UINT64_MAX;
-			proc->wait_exe = 1;
-		} else
-			proc->wait_exe = !pids_stack_in(p, stack,
-			    proc->exe_lo, proc->exe_hi);
-	}
-	proc->rp = resolve_proc_open_maps(p->resolve, proc->pid, maps);
-}
-
-/*
- * The process runs its own code now, or may have mapped libpython: read
- * its maps again, once for both.
- */
-static void
-pids_reload(struct pids *p, struct pids_proc *proc)
-{
-	struct procmaps	*maps;
-
-	maps = procmaps_read(proc->pid);
-	log_debug("pid %d (%s): maps read again%s", (int)proc->pid,
-	    proc->comm, proc->wait_exe ? ", in its own code" : "");
-	if (proc->py_pending) {
-		pids_python_detect(p, proc, maps);
-		if (proc->py_pending)
-			proc->py_tries++;
-	}
-	proc->wait_exe = 0;
-	if (proc->rp != NULL)
-		resolve_proc_reload_maps(p->resolve, proc->rp, maps);
-	else
-		proc->rp = resolve_proc_open_maps(p->resolve, proc->pid, maps);
 }
 
 static struct pids_proc *
@@ -575,7 +353,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		if (!proc->loaded)
 			pids_load(p, proc, 1, ev->arg);
 		else
-			pids_reload(p, proc);
+			pids_load_again(p, proc);
 		pids_write_config(p, proc);
 		break;
 	case PROFILE_EVENT_PYSTACK:
@@ -629,31 +407,30 @@ pids_sweep(struct pids *p)
 {
 	struct profile_pid_config	 cfg;
 	struct pids_proc		*proc;
-	__u32				 key, next;
-	void				*prev = NULL;
-	pid_t				*gone = NULL;
-	size_t				 ngone = 0, i;
-	int				 fd = session_pid_fd(p->session);
+	pid_t				*keys, *gone = NULL, pid;
+	size_t				 nkeys, ngone = 0, i;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		proc = pids_find(p, next);
-		if (!proc_exists(next) || (proc != NULL &&
+	keys = session_pid_keys(p->session, &nkeys);
+	for (i = 0; i < nkeys; i++) {
+		pid = keys[i];
+		proc = pids_find(p, pid);
+		if (!proc_exists(pid) || (proc != NULL &&
 		    proc->state == PIDS_DEAD)) {
 			gone = xreallocarray(gone, ngone + 1, sizeof(*gone));
-			gone[ngone++] = next;
+			gone[ngone++] = pid;
 			continue;
 		}
-		if (proc == NULL && bpf_map_lookup_elem(fd, &next, &cfg) == 0 &&
+		if (proc == NULL &&
+		    session_pid_get(p->session, pid, &cfg) == 0 &&
 		    cfg.type == PROFILE_PID_UNKNOWN) {
 			/* Its request was lost: answer it now. */
-			proc = pids_new(p, next);
+			proc = pids_new(p, pid);
 			pids_evaluate(p, proc, NULL);
 			pids_load(p, proc, 0, 0);
 			pids_write_config(p, proc);
 		}
 	}
+	free(keys);
 	for (i = 0; i < ngone; i++) {
 		if (session_pid_delete(p->session, gone[i]) == 0)
 			p->swept++;
@@ -722,7 +499,7 @@ pids_configure(struct pids *p, const struct config *conf)
 		    proc->type != PROFILE_PID_FP) {
 			maps = proc->loaded && proc->type == PROFILE_PID_FP ?
 			    procmaps_read(proc->pid) : NULL;
-			pids_python_detect(p, proc, maps);
+			pids_load_python(p, proc, maps);
 			procmaps_free(maps);
 		} else if (proc->py != NULL)
 			proc->type = PROFILE_PID_PYTHON;
@@ -748,17 +525,11 @@ pids_count(struct pids *p, enum pids_state state)
 size_t
 pids_bpf_entries(struct pids *p)
 {
-	__u32	 key, next;
-	void	*prev = NULL;
-	size_t	 n = 0;
-	int	 fd = session_pid_fd(p->session);
+	long long	 n;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		n++;
-	}
-	return n;
+	n = session_map_entries(p->session, SESSION_MAP_PID_CONFIG,
+	    LLONG_MAX);
+	return n > 0 ? n : 0;
 }
 
 void
@@ -791,6 +562,27 @@ pids_stats(struct pids *p, struct pids_stats *st)
 	st->exits = p->exits;
 	st->loads = p->loads;
 	st->maps_reads = procmaps_reads();
+}
+
+/*
+ * A thread's name: as BPF saw it, else as /proc has it, else its id.
+ */
+const char *
+pids_thread_name(struct pids *p, pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char	 name[64];
+	ssize_t	 n;
+
+	if (session_thread_comm(p->session, tid, buf, len) == 0)
+		return buf;
+	snprintf(name, sizeof(name), "task/%u/comm", (unsigned)tid);
+	if ((n = proc_read_file(pid, name, buf, len)) > 0) {
+		if (buf[n - 1] == '\n')
+			buf[n - 1] = '\0';
+		return buf;
+	}
+	snprintf(buf, len, "[%u]", (unsigned)tid);
+	return buf;
 }
 
 struct python *

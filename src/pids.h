@@ -61,5 +61,7 @@ size_t		 pids_count(struct pids *, enum pids_state);
 size_t		 pids_bpf_entries(struct pids *);
 void		 pids_stats(struct pids *, struct pids_stats *);
 struct python	*pids_python(struct pids *);
+/* A thread's name, in buf: as BPF saw it, else /proc's, else "[tid]". */
+const char	*pids_thread_name(struct pids *, pid_t, pid_t, char *, size_t);
 
 #endif

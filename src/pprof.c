@@ -329,3 +329,27 @@ pprof_encode(const struct profile *p, unsigned char **bufp, size_t *lenp)
 	pprof_enc_clear(&e);
 	return rv;
 }
+
+struct pprof_buf *
+pprof_encode_all(struct profile *const *p, size_t n)
+{
+	struct pprof_buf	*v;
+	size_t			 i;
+
+	v = xcalloc(n > 0 ? n : 1, sizeof(*v));
+	for (i = 0; i < n; i++)
+		(void)pprof_encode(p[i], &v[i].buf, &v[i].len);
+	return v;
+}
+
+void
+pprof_bufs_free(struct pprof_buf *v, size_t n)
+{
+	size_t	 i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i].buf);
+	free(v);
+}

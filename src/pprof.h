@@ -12,4 +12,13 @@ struct profile;
  */
 int	pprof_encode(const struct profile *, unsigned char **, size_t *);
 
+/* A profile encoded, once a round for every sink: buf NULL if failed. */
+struct pprof_buf {
+	unsigned char	*buf;
+	size_t		 len;
+};
+/* Encode n profiles: n buffers, the caller's to pprof_bufs_free(). */
+struct pprof_buf *pprof_encode_all(struct profile *const *, size_t);
+void	pprof_bufs_free(struct pprof_buf *, size_t);
+
 #endif

@@ -65,8 +65,8 @@ struct pyroscope {
 
 static void	 pyroscope_kick(struct pyroscope *);
 
-static int
-pyroscope_is_on(const struct pyroscope *py)
+int
+pyroscope_is_enabled(const struct pyroscope *py)
 {
 	return py->pc != NULL && py->pc->url != NULL;
 }
@@ -370,7 +370,7 @@ pyroscope_kick(struct pyroscope *py)
 	struct pyroscope_req	*r;
 	int			 spooled;
 
-	if (!pyroscope_is_on(py) || py->cur != NULL || py->backoff ||
+	if (!pyroscope_is_enabled(py) || py->cur != NULL || py->backoff ||
 	    py->flush_stop)
 		return;
 	if ((r = pyroscope_next(py, &spooled)) == NULL) {
@@ -460,7 +460,7 @@ int
 pyroscope_configure(struct pyroscope *py, const struct config *conf)
 {
 	struct pyroscope_conf	*pc, *old = py->pc;
-	int			 was_on = pyroscope_is_on(py), url_changed;
+	int			 was_on = pyroscope_is_enabled(py), url_changed;
 
 	if ((pc = pyroscope_conf_create(conf)) == NULL)
 		return -1;
@@ -469,7 +469,7 @@ pyroscope_configure(struct pyroscope *py, const struct config *conf)
 	py->pc = pc;
 	pyroscope_conf_free(old);
 
-	if (!pyroscope_is_on(py)) {
+	if (!pyroscope_is_enabled(py)) {
 		if (was_on)
 			log_info("pyroscope: push off");
 		/* Nothing is lost: what waits goes to the spool. */
@@ -498,20 +498,20 @@ pyroscope_configure(struct pyroscope *py, const struct config *conf)
 
 void
 pyroscope_round(struct pyroscope *py, const struct config *conf,
-    struct profile *const *profiles, size_t n, int64_t start_ns,
-    int64_t end_ns)
+    struct profile *const *profiles, const struct pprof_buf *bufs, size_t n,
+    int64_t start_ns, int64_t end_ns)
 {
 	struct pyroscope_reqs	 q;
 	struct pyroscope_req	*r;
 
-	if (!pyroscope_is_on(py) || n == 0)
+	if (!pyroscope_is_enabled(py) || n == 0)
 		return;
 	TAILQ_INIT(&q);
 	if (py->pc->api == PYROSCOPE_API_INGEST)
-		py->dropped += pyroscope_req_ingest(&q, profiles, n, start_ns,
-		    end_ns, conf->sample_rate);
+		py->dropped += pyroscope_req_ingest_enc(&q, profiles, bufs, n,
+		    start_ns, end_ns, conf->sample_rate);
 	else
-		py->dropped += pyroscope_req_push(&q, profiles, n,
+		py->dropped += pyroscope_req_push_enc(&q, profiles, bufs, n,
 		    py->pc->max_request);
 	while ((r = TAILQ_FIRST(&q)) != NULL) {
 		TAILQ_REMOVE(&q, r, entry);
@@ -546,7 +546,8 @@ pyroscope_flush(struct pyroscope *py)
 		return;
 	py->flushing = 1;
 	py->flush_stop = 0;
-	if (pyroscope_is_on(py) && !py->backoff && py->pc->flush_timeout > 0) {
+	if (pyroscope_is_enabled(py) && !py->backoff &&
+	    py->pc->flush_timeout > 0) {
 		pyroscope_kick(py);
 		pyroscope_http_run(py->http, pyroscope_http_now() +
 		    py->pc->flush_timeout);
@@ -594,7 +595,7 @@ pyroscope_log_state(struct pyroscope *py)
 	const char		*state;
 
 	pyroscope_stats(py, &st);
-	if (!pyroscope_is_on(py))
+	if (!pyroscope_is_enabled(py))
 		state = "off";
 	else if (py->cur != NULL)
 		state = "sending";
@@ -606,8 +607,8 @@ pyroscope_log_state(struct pyroscope *py)
 	    " to retry, %" PRIu64 " rejected, %" PRIu64 " retries, %" PRIu64
 	    " bytes sent, %" PRIu64 " queued, spool %" PRIu64 " files %"
 	    PRIu64 " bytes, %" PRIu64 " profiles dropped", state,
-	    pyroscope_is_on(py) ? " to " : "",
-	    pyroscope_is_on(py) ? py->pc->url : "", st.requests_ok,
+	    pyroscope_is_enabled(py) ? " to " : "",
+	    pyroscope_is_enabled(py) ? py->pc->url : "", st.requests_ok,
 	    st.requests_retry, st.requests_failed, st.retries, st.bytes_sent,
 	    st.queued, st.spool_files, st.spool_bytes, st.dropped_profiles);
 }

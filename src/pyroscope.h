@@ -16,6 +16,7 @@
  */
 
 struct ev_loop;
+struct pprof_buf;
 struct profile;
 struct pyroscope;
 
@@ -43,12 +44,16 @@ void		 pyroscope_free(struct pyroscope *);
 /* Apply [pyroscope] of a new config; -1 (logged) keeps the old. */
 int		 pyroscope_configure(struct pyroscope *,
 		    const struct config *);
+/* Is there a server to push to? */
+int		 pyroscope_is_enabled(const struct pyroscope *);
 /*
- * Queue a round's profiles (start and end in ns since the epoch) and
- * start sending.  Never blocks: what cannot be sent now waits.
+ * Queue a round's profiles and their pprof encodings (start and end in
+ * ns since the epoch) and start sending.  Never blocks: what cannot be
+ * sent now waits.
  */
 void		 pyroscope_round(struct pyroscope *, const struct config *,
-		    struct profile *const *, size_t, int64_t, int64_t);
+		    struct profile *const *, const struct pprof_buf *, size_t,
+		    int64_t, int64_t);
 /*
  * Stopping: try to deliver what is pending for at most [pyroscope]
  * flush_timeout seconds, then spool whatever is not acknowledged.

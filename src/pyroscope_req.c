@@ -21,7 +21,7 @@
 #define PYROSCOPE_NAME_MAX	128	/* bytes of a label name */
 
 struct pyroscope_enc {
-	unsigned char	*buf;
+	const unsigned char *buf;
 	size_t		 len;
 	char		**names, **values;
 	size_t		 nlabels;
@@ -267,7 +267,8 @@ pyroscope_req_pack(struct pyroscope_enc *encs, size_t n)
 			lpp[k] = &lp[k];
 		}
 		push__v1__raw_sample__init(&samples[i]);
-		samples[i].raw_profile.data = encs[i].buf;
+		/* Only read: packed into the request. */
+		samples[i].raw_profile.data = (uint8_t *)encs[i].buf;
 		samples[i].raw_profile.len = encs[i].len;
 		pyroscope_req_uuid(ids[i], sizeof(ids[i]));
 		samples[i].id = ids[i];
@@ -295,17 +296,31 @@ size_t
 pyroscope_req_push(struct pyroscope_reqs *q, struct profile *const *profs,
     size_t n, size_t max_bytes)
 {
+	struct pprof_buf	*bufs;
+	size_t			 failed;
+
+	bufs = pprof_encode_all(profs, n);
+	failed = pyroscope_req_push_enc(q, profs, bufs, n, max_bytes);
+	pprof_bufs_free(bufs, n);
+	return failed;
+}
+
+size_t
+pyroscope_req_push_enc(struct pyroscope_reqs *q, struct profile *const *profs,
+    const struct pprof_buf *bufs, size_t n, size_t max_bytes)
+{
 	struct pyroscope_enc	*encs;
 	struct pyroscope_req	*r;
 	size_t			 i, ne = 0, first = 0, sum = 0, failed = 0;
 
 	encs = xcalloc(n > 0 ? n : 1, sizeof(*encs));
 	for (i = 0; i < n; i++) {
-		if (pprof_encode(profs[i], &encs[ne].buf, &encs[ne].len) ==
-		    -1) {
+		if (bufs[i].buf == NULL) {
 			failed++;
 			continue;
 		}
+		encs[ne].buf = bufs[i].buf;
+		encs[ne].len = bufs[i].len;
 		encs[ne].nlabels = pyroscope_req_labels(profs[i],
 		    &encs[ne].names, &encs[ne].values);
 		ne++;
@@ -324,11 +339,9 @@ pyroscope_req_push(struct pyroscope_reqs *q, struct profile *const *profs,
 		r = pyroscope_req_pack(encs + first, ne - first);
 		TAILQ_INSERT_TAIL(q, r, entry);
 	}
-	for (i = 0; i < ne; i++) {
-		free(encs[i].buf);
+	for (i = 0; i < ne; i++)
 		pyroscope_req_labels_free(encs[i].names, encs[i].values,
 		    encs[i].nlabels);
-	}
 	free(encs);
 	return failed;
 }
@@ -406,10 +419,25 @@ size_t
 pyroscope_req_ingest(struct pyroscope_reqs *q, struct profile *const *profs,
     size_t n, int64_t start_ns, int64_t end_ns, long long sample_rate)
 {
+	struct pprof_buf	*bufs;
+	size_t			 failed;
+
+	bufs = pprof_encode_all(profs, n);
+	failed = pyroscope_req_ingest_enc(q, profs, bufs, n, start_ns, end_ns,
+	    sample_rate);
+	pprof_bufs_free(bufs, n);
+	return failed;
+}
+
+size_t
+pyroscope_req_ingest_enc(struct pyroscope_reqs *q,
+    struct profile *const *profs, const struct pprof_buf *bufs, size_t n,
+    int64_t start_ns, int64_t end_ns, long long sample_rate)
+{
 	struct pyroscope_req *r;
 	unsigned char	*buf;
 	char		*target, *name, rate[64];
-	size_t		 i, len, tlen, cap, failed = 0;
+	size_t		 i, tlen, cap, failed = 0;
 	long long	 from, until;
 
 	from = start_ns / 1000000000;
@@ -417,7 +445,7 @@ pyroscope_req_ingest(struct pyroscope_reqs *q, struct profile *const *profs,
 	if (until <= from)
 		until = from + 1;
 	for (i = 0; i < n; i++) {
-		if (pprof_encode(profs[i], &buf, &len) == -1) {
+		if (bufs[i].buf == NULL) {
 			failed++;
 			continue;
 		}
@@ -435,7 +463,10 @@ pyroscope_req_ingest(struct pyroscope_reqs *q, struct profile *const *profs,
 		xasprintf(&name, "%s&from=%lld&until=%lld%s&spyName=ebpfspy"
 		    "&format=pprof", target, from, until, rate);
 		free(target);
-		r = pyroscope_req_new(name, buf, len, 1);
+		/* The body is the request's own: the round's is shared. */
+		buf = xmalloc(bufs[i].len > 0 ? bufs[i].len : 1);
+		memcpy(buf, bufs[i].buf, bufs[i].len);
+		r = pyroscope_req_new(name, buf, bufs[i].len, 1);
 		TAILQ_INSERT_TAIL(q, r, entry);
 		free(name);
 	}

@@ -12,6 +12,7 @@
  * the body.  Internal to pyroscope.c; the unit tests use it too.
  */
 
+struct pprof_buf;
 struct profile;
 
 #define PYROSCOPE_PUSH_PATH	"/push.v1.PusherService/Push"
@@ -38,6 +39,15 @@ size_t	 pyroscope_req_push(struct pyroscope_reqs *, struct profile *const *,
 /* The same for /ingest: one request per profile. */
 size_t	 pyroscope_req_ingest(struct pyroscope_reqs *,
 	    struct profile *const *, size_t, int64_t, int64_t, long long);
+/*
+ * Both with the profiles' pprof encodings made already (once a round
+ * for every sink), a buf NULL where encoding failed.
+ */
+size_t	 pyroscope_req_push_enc(struct pyroscope_reqs *,
+	    struct profile *const *, const struct pprof_buf *, size_t, size_t);
+size_t	 pyroscope_req_ingest_enc(struct pyroscope_reqs *,
+	    struct profile *const *, const struct pprof_buf *, size_t, int64_t,
+	    int64_t, long long);
 /* Is the target the Push API's (else /ingest)? */
 int	 pyroscope_req_is_push(const char *);
 

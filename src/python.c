@@ -5,62 +5,41 @@
  *
  * Detection, at a pid's first sample (after an exec too), from the maps
  * the caller read: a mapped ELF file -- the executable, or a file named
- * libpython* or python* -- that defines _PyRuntime.  The version is Py_Version (3.11+) or else the file's
- * name; the offsets come from the table of src/python_table.c, checked
- * against what the file itself says (the autoTSSkey offset decoded from
- * PyGILState_GetThisThreadState, and 3.13's _Py_DebugOffsets).  An
- * interpreter that cannot be walked is refused with a counted reason
- * and its process is profiled natively: a Python process is never
- * dropped.
+ * libpython* or python* -- that defines _PyRuntime (src/python_file.c
+ * says what each file is).  An interpreter that cannot be walked is
+ * refused with a counted reason and its process is profiled natively:
+ * a Python process is never dropped.
+ *
+ * The Python stacks stay in their BPF map; the store of them that
+ * names samples (src/stacks.c) is this module's.
  */
 #include <sys/queue.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <bpf/bpf.h>
 
 #include "config.h"
 #include "log.h"
 #include "procmaps.h"
 #include "pysym.h"
 #include "python.h"
-#include "python_elf.h"
+#include "python_file.h"
 #include "python_table.h"
 #include "session.h"
+#include "stacks.h"
 #include "xmalloc.h"
 
-#define PYTHON_FILES_MAX	256	/* files known to be Python or not */
 #define PYTHON_CODE_ROUNDS	20	/* rounds an unused code stays */
 #define PYTHON_NAME_MAX		8192
 #define PYTHON_MAPS_MS		1000	/* between two reads of the maps */
 #define PYTHON_MAPS_NEW_MS	50	/* the same, after new code ran */
 #define PYTHON_MAPS_LEAF_MS	5	/* the same, for an unknown frame */
 #define PYTHON_REFUSED_MAX	64
-
-/* What one ELF file is, looked at once per (dev, inode). */
-struct python_file {
-	dev_t		 dev;
-	ino_t		 ino;
-	struct timespec	 mtime;
-	int		 interp;	/* defines _PyRuntime */
-	int		 needs_lib;	/* DT_NEEDED libpython */
-	int		 minor;		/* 3.minor; -1 unknown */
-	int		 refusal;	/* enum python_refusal, or -1 */
-	uint64_t	 runtime;	/* vaddrs */
-	uint64_t	 code_type;
-	int		 tss_key;	/* decoded; -1 not found */
-	uint64_t	 seg_off[8], seg_vaddr[8], seg_len[8];
-	size_t		 nseg;
-};
 
 struct python_proc {
 	TAILQ_ENTRY(python_proc) entry;
@@ -87,8 +66,7 @@ struct python {
 	int			 enabled;
 	int			 lines;
 	int			 path;	/* enum config_python_path */
-	struct python_file	 files[PYTHON_FILES_MAX];
-	size_t			 nfiles;
+	struct python_files	 files;
 	TAILQ_HEAD(, python_proc) procs;
 	size_t			 nprocs;
 	uint64_t		 serial;
@@ -100,6 +78,7 @@ struct python {
 	char			 name[PYTHON_NAME_MAX];
 	struct profile_pystack	 stack;		/* one, read from BPF */
 	struct profile_stack	 native;
+	struct stacks		*stacks;	/* as samples name them */
 };
 
 struct python *
@@ -109,6 +88,9 @@ python_create(struct session *session, const struct config *conf)
 
 	py = xcalloc(1, sizeof(*py));
 	py->session = session;
+	py->stacks = stacks_create_map(session_pystacks_map(session),
+	    sizeof(struct profile_pystack) / sizeof(uint64_t),
+	    python_stack_words);
 	TAILQ_INIT(&py->procs);
 	python_configure(py, conf);
 	return py;
@@ -123,6 +105,7 @@ python_free(struct python *py)
 		return;
 	while ((pp = TAILQ_FIRST(&py->procs)) != NULL)
 		python_proc_close(py, pp);
+	stacks_free(py->stacks);
 	free(py);
 }
 
@@ -140,245 +123,6 @@ python_is_enabled(const struct python *py)
 	return py->enabled;
 }
 
-static int
-python_is_named(const char *base)
-{
-	return strncmp(base, "libpython", 9) == 0 ||
-	    strncmp(base, "python", 6) == 0;
-}
-
-/* "libpython3.12.so.1.0", "python3.9": 3.minor, t for free-threaded. */
-static int
-python_name_version(const char *base, int *free_threaded)
-{
-	const char	*p;
-	char		*end;
-	long		 minor;
-
-	*free_threaded = 0;
-	if (strncmp(base, "lib", 3) == 0)
-		base += 3;
-	if (strncmp(base, "python3.", 8) != 0)
-		return -1;
-	p = base + 8;
-	minor = strtol(p, &end, 10);
-	if (end == p || minor < 0 || minor > 99)
-		return -1;
-	if (*end == 't')
-		*free_threaded = 1;
-	return minor;
-}
-
-/*
- * The offset of autoTSSkey in _PyRuntime, from the code of
- * PyGILState_GetThisThreadState: a shared libpython loads &_PyRuntime
- * from the GOT and passes &runtime->autoTSSkey (lea disp32(%rax)); a
- * static executable reads autoTSSkey._key %rip-relative.  -1: no such
- * instruction.
- */
-static int
-python_decode_tss(struct python_elf *pe, uint64_t fn, uint64_t runtime)
-{
-	uint8_t		 code[48];
-	int32_t		 disp;
-	uint64_t	 addr;
-	size_t		 i;
-
-	if (fn == 0 || python_elf_read(pe, fn, code, sizeof(code)) == -1)
-		return -1;
-	for (i = 0; i + 7 <= sizeof(code); i++) {
-		if (code[i] == 0x48 && code[i + 1] == 0x8d &&
-		    (code[i + 2] == 0xb8 || code[i + 2] == 0x98)) {
-			memcpy(&disp, code + i + 3, 4);
-			if (disp >= 0 && disp < 0x10000)
-				return disp;
-		}
-		if (code[i] == 0x8b && code[i + 1] == 0x3d) {
-			memcpy(&disp, code + i + 2, 4);
-			addr = fn + i + 6 + (int64_t)disp;
-			if (addr >= runtime + 4 && addr - runtime - 4 < 0x10000)
-				return addr - runtime - 4;
-		}
-	}
-	return -1;
-}
-
-/* 3.13+: the interpreter describes its own layout; it must agree. */
-static int
-python_debug_offsets_ok(struct python_elf *pe, const struct python_file *f,
-    const struct python_version *v)
-{
-	uint64_t	 d[0x238 / 8];
-	size_t		 i;
-
-	if (v->ndebug == 0)
-		return 1;
-	if (python_elf_read(pe, f->runtime, d, sizeof(d)) == -1 ||
-	    memcmp(d, "xdebugpy", 8) != 0)
-		return 0;
-	for (i = 0; i < v->ndebug; i++)
-		if (v->debug[i].at / 8 >= sizeof(d) / sizeof(d[0]) ||
-		    d[v->debug[i].at / 8] != v->debug[i].value)
-			return 0;
-	return 1;
-}
-
-static void
-python_file_examine(struct python_file *f, struct python_elf *pe,
-    const char *base)
-{
-	static const char *const names[] = { "_PyRuntime", "Py_Version",
-	    "PyCode_Type", "PyGILState_GetThisThreadState" };
-	const struct python_version	*v;
-	uint64_t			 val[4], hex, d[3];
-	int				 ft = 0;
-
-	f->minor = -1;
-	f->refusal = -1;
-	f->tss_key = -1;
-	/*
-	 * Every CPython exports _PyRuntime: .symtab, often large, is read
-	 * only for files named like Python.
-	 */
-	if (python_elf_symbols(pe, names, val, 4, python_is_named(base)) ==
-	    0 || val[0] == 0) {
-		f->needs_lib = python_elf_needs(pe, "libpython");
-		return;
-	}
-	f->interp = 1;
-	f->runtime = val[0];
-	f->code_type = val[2];
-	if (val[1] != 0 && python_elf_read(pe, val[1], &hex,
-	    sizeof(hex)) == 0 && (hex >> 24) == 3)
-		f->minor = (hex >> 16) & 0xff;
-	else
-		f->minor = python_name_version(base, &ft);
-	/* 3.13+: the debug offsets say whether the build is free-threaded. */
-	if (python_elf_read(pe, f->runtime, d, sizeof(d)) == 0 &&
-	    memcmp(d, "xdebugpy", 8) == 0 && d[2] != 0)
-		ft = 1;
-	/* The PT_LOAD segments place the file in a process. */
-	f->nseg = python_elf_loads(pe, f->seg_off, f->seg_vaddr, f->seg_len,
-	    sizeof(f->seg_off) / sizeof(f->seg_off[0]));
-	f->tss_key = python_decode_tss(pe, val[3], f->runtime);
-	if (f->minor < 0)
-		f->refusal = PYTHON_REFUSE_NO_VERSION;
-	else if (ft)
-		f->refusal = PYTHON_REFUSE_FREE_THREADED;
-	else if ((v = python_table_find(f->minor)) == NULL)
-		f->refusal = PYTHON_REFUSE_VERSION;
-	else if (f->code_type == 0 || !python_debug_offsets_ok(pe, f, v))
-		f->refusal = PYTHON_REFUSE_LAYOUT;
-}
-
-/* The file of a mapping, examined once. */
-static struct python_file *
-python_file_get(struct python *py, pid_t pid,
-    const struct procmaps_entry *e)
-{
-	struct python_file	*f;
-	struct python_elf	*pe;
-	struct stat		 sb;
-	char			 path[128];
-	size_t			 i;
-	int			 fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
-	    (int)pid, (unsigned long long)e->start,
-	    (unsigned long long)e->end);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return NULL;
-	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return NULL;
-	}
-	for (i = 0; i < py->nfiles; i++) {
-		f = &py->files[i];
-		if (f->dev == sb.st_dev && f->ino == sb.st_ino &&
-		    f->mtime.tv_sec == sb.st_mtim.tv_sec &&
-		    f->mtime.tv_nsec == sb.st_mtim.tv_nsec) {
-			close(fd);
-			return f;
-		}
-	}
-	if (py->nfiles == PYTHON_FILES_MAX)
-		py->nfiles = 0;		/* forget them all: rare */
-	f = &py->files[py->nfiles++];
-	memset(f, 0, sizeof(*f));
-	f->dev = sb.st_dev;
-	f->ino = sb.st_ino;
-	f->mtime = sb.st_mtim;
-	f->minor = -1;
-	f->refusal = -1;
-	if ((pe = python_elf_open(fd)) != NULL) {
-		python_file_examine(f, pe, procmaps_basename(e));
-		python_elf_close(pe);
-	}
-	close(fd);
-	return f;
-}
-
-/*
- * Where a process loaded the file: its mapping's start less the virtual
- * address of the mapping's file offset.
- */
-static int
-python_file_bias(const struct python_file *f, const struct procmaps_entry *e,
-    uint64_t *bias)
-{
-	size_t	 i;
-
-	for (i = 0; i < f->nseg; i++) {
-		if (e->offset < f->seg_off[i] ||
-		    e->offset - f->seg_off[i] >= f->seg_len[i])
-			continue;
-		*bias = e->start - (f->seg_vaddr[i] + (e->offset -
-		    f->seg_off[i]));
-		return 0;
-	}
-	return -1;
-}
-
-/* A mapping worth looking at: the executable, or named like Python. */
-static int
-python_candidate(const struct procmaps_entry *e, const struct stat *exe)
-{
-	if (e->kind != PROCMAPS_FILE)
-		return 0;
-	if (exe != NULL && e->inode == exe->st_ino &&
-	    makedev(e->dev_major, e->dev_minor) == exe->st_dev)
-		return 1;
-	return python_is_named(procmaps_basename(e));
-}
-
-static void
-python_info(const struct python_version *v, const struct python_file *f,
-    uint64_t bias, struct profile_py_info *pi)
-{
-	memset(pi, 0, sizeof(*pi));
-	pi->runtime = f->runtime + bias;
-	pi->code_type = f->code_type + bias;
-	pi->kind = v->kind;
-	pi->has_cframe = v->has_cframe;
-	pi->has_owner = v->has_owner;
-	pi->self_type = v->lay.co_qualname == 0;
-	pi->tss_key = f->tss_key >= 0 ? f->tss_key : v->tss_key;
-	pi->ts_frame = v->ts_frame;
-	pi->cframe_frame = v->cframe_frame;
-	pi->f_code = v->f_code;
-	pi->f_back = v->f_back;
-	pi->f_instr = v->f_instr;
-	pi->f_owner = v->f_owner;
-	pi->f_localsplus = v->f_localsplus;
-	pi->co_argcount = v->lay.co_argcount;
-	pi->co_firstlineno = v->lay.co_firstlineno;
-	pi->co_filename = v->lay.co_filename;
-	pi->co_name = v->lay.co_name;
-	pi->co_code = v->co_code;
-	/* glibc 2.27+ x86_64: struct pthread's specific_1stblock, specific. */
-	pi->tsd_first = 0x310;
-	pi->tsd_second = 0x510;
-}
 
 static void
 python_refuse(struct python *py, pid_t pid, int why,
@@ -416,7 +160,6 @@ python_proc_open(struct python *py, pid_t pid, const struct procmaps *maps,
 	size_t				 i;
 	uint64_t			 bias;
 	int				 have_exe, needs = 0, musl = 0;
-	__u32				 key = pid;
 
 	*pending = 0;
 	if (!py->enabled || pid <= 0 || maps == NULL)
@@ -427,9 +170,10 @@ python_proc_open(struct python *py, pid_t pid, const struct procmaps *maps,
 		e = &maps->v[i];
 		if (strncmp(procmaps_basename(e), "ld-musl", 7) == 0)
 			musl = 1;
-		if (fi != NULL || !python_candidate(e, have_exe ? &exe : NULL))
+		if (fi != NULL ||
+		    !python_file_is_candidate(e, have_exe ? &exe : NULL))
 			continue;
-		if ((f = python_file_get(py, pid, e)) == NULL)
+		if ((f = python_file_get(&py->files, pid, e)) == NULL)
 			continue;
 		needs |= f->needs_lib;
 		if (f->interp) {
@@ -454,7 +198,7 @@ python_proc_open(struct python *py, pid_t pid, const struct procmaps *maps,
 	return NULL;
 #endif
 	v = python_table_find(fi->minor);
-	python_info(v, fi, bias, &pi);
+	python_file_info(v, fi, bias, &pi);
 	/* The interpreter's code, where samples need no native stack. */
 	for (i = 0; i < maps->n; i++) {
 		e = &maps->v[i];
@@ -471,8 +215,7 @@ python_proc_open(struct python *py, pid_t pid, const struct procmaps *maps,
 		    "table: using the code's", (int)pid, fi->tss_key,
 		    v->tss_key, v->minor);
 	pi.serial = ++py->serial;
-	if (bpf_map_update_elem(session_pyinfo_fd(py->session), &key, &pi,
-	    BPF_ANY) != 0) {
+	if (session_pyinfo_set(py->session, pid, &pi) == -1) {
 		python_refuse(py, pid, PYTHON_REFUSE_BPF, interp);
 		return NULL;
 	}
@@ -507,15 +250,13 @@ python_proc_close(struct python *py, struct python_proc *pp)
 {
 	struct profile_py_info	 pi;
 	struct pysym_stats	 st;
-	__u32			 key;
 
 	if (pp == NULL)
 		return;
-	key = pp->pid;
 	/* The entry may be a later process's already (a reused pid). */
-	if (bpf_map_lookup_elem(session_pyinfo_fd(py->session), &key,
-	    &pi) == 0 && pi.serial == pp->serial)
-		bpf_map_delete_elem(session_pyinfo_fd(py->session), &key);
+	if (session_pyinfo_get(py->session, pp->pid, &pi) == 0 &&
+	    pi.serial == pp->serial)
+		session_pyinfo_delete(py->session, pp->pid);
 	pysym_stats(pp->sym, &st);
 	python_stats_add(&py->gone, &st);
 	TAILQ_REMOVE(&py->procs, pp, entry);
@@ -595,8 +336,7 @@ python_proc_stack_seen(struct python *py, struct python_proc *pp,
 	long			 ms;
 
 	pysym_stats(pp->sym, &before);
-	if (bpf_map_lookup_elem(session_pystacks_fd(py->session), &id,
-	    st) == 0) {
+	if (session_pystack_read(py->session, id, st) == 0) {
 		for (i = 0; i < st->n && i < PROFILE_PY_DEPTH; i++) {
 			pysym_code(pp->sym, st->f[i].code, st->f[i].check);
 			if (st->f[i].self_type != 0)
@@ -686,11 +426,36 @@ python_frame_name(struct python *py, struct python_proc *pp,
 	return py->name;
 }
 
+/*
+ * The names of a Python stack, outermost first, to cb: "[truncated]"
+ * first if the walker stopped short.  -1 if the stack is not held (its
+ * process can be gone: pp NULL).
+ */
+int
+python_stack_names(struct python *py, struct python_proc *pp, uint64_t id,
+    void (*cb)(const char *, void *), void *arg)
+{
+	const struct profile_py_frame	*f;
+	const uint64_t			*w;
+	size_t				 nw, n, i;
+	uint32_t			 flags;
+
+	if ((w = stacks_get(py->stacks, id, &nw)) == NULL ||
+	    python_stack_frames(w, nw, &f, &n, &flags) == -1)
+		return -1;
+	if (flags & PROFILE_PY_F_TRUNCATED)
+		cb("[truncated]", arg);
+	for (i = n; i-- > 0;)
+		cb(python_frame_name(py, pp, &f[i]), arg);
+	return 0;
+}
+
 void
 python_round_end(struct python *py)
 {
 	struct python_proc	*pp;
 
+	stacks_round_end(py->stacks);
 	TAILQ_FOREACH(pp, &py->procs, entry)
 		pysym_round_end(pp->sym, PYTHON_CODE_ROUNDS);
 	py->round++;

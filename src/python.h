@@ -89,6 +89,13 @@ size_t		 python_stack_words(const uint64_t *, size_t);
 const char	*python_frame_name(struct python *, struct python_proc *,
 		    const struct profile_py_frame *);
 
+/*
+ * The names of a stack of the Python stacks map, outermost first, to
+ * the callback; -1 if the map no longer holds it.
+ */
+int		 python_stack_names(struct python *, struct python_proc *,
+		    uint64_t, void (*)(const char *, void *), void *);
+
 void		 python_round_end(struct python *);
 void		 python_stats(struct python *, struct python_stats *);
 void		 python_log_state(struct python *);

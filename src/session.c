@@ -2,8 +2,19 @@
  * The BPF session: the skeleton of bpf/profile.bpf.c from open to
  * destroy, the per-CPU perf events that drive on-CPU sampling, the
  * sched_switch program of off-CPU profiling, and the ring buffers of
- * native stacks and of process events joined to the loop.  libbpf's -errno returns are turned
- * into -1 and errno here, where libbpf is called.
+ * native stacks and of process events joined to the loop.
+ *
+ * The session is the daemon's only caller of libbpf: session_maps.c
+ * reads and writes the maps for the others (counts, pid config, Python,
+ * thread names), session_stacks.c keeps the native stacks its ring
+ * brings.  libbpf's -errno returns are turned into -1 and errno where
+ * libbpf is called.
+ *
+ * An event is handed on only once the rings are read: an event that
+ * names a stack (SAMPLED, PYSTACK) is sent after the stack, but both
+ * can come while a consume is past the stack ring, so the stack ring is
+ * read again before the events go.  No ring is read from inside another
+ * ring's callback.
  */
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -26,37 +37,11 @@
 #include "config.h"
 #include "log.h"
 #include "session.h"
+#include "session_int.h"
 #include "xmalloc.h"
 
-struct session_cpu {
-	int		 cpu;
-	int		 fd;
-	struct bpf_link	*link;
-};
-
-struct session {
-	struct ev_loop		*loop;
-	struct profile_bpf	*skel;
-	struct ring_buffer	*rb;
-	struct ring_buffer	*stack_rb;	/* the stack ring alone */
-	ev_io			 rb_ev;
-	session_event_cb	 cb;
-	void			*cb_arg;
-	session_stack_cb	 stack_cb;	/* the stack ring's records */
-	session_stack_lookup_cb	 lookup_cb;	/* the daemon's copies */
-	void			*stack_arg;
-	uint32_t		 stack_gen;	/* bpf/profile.bpf.c */
-	uint32_t		 stack_seen_size;
-
-	int			 use_btf;	/* tp_btf sched_switch loaded */
-	struct session_cpu	*cpus;
-	int			 ncpus;		/* online, perf events */
-	int			 npossible;	/* per-CPU map values */
-	long long		 rate;		/* of the perf events */
-	struct bpf_link		*offcpu_link;
-	struct bpf_link		*exec_link;
-	struct bpf_link		*exit_link;
-};
+/* Events handed on at a time, at most. */
+#define SESSION_EVENTS_BATCH	1024
 
 static int
 session_libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -176,21 +161,6 @@ fail:
 	return NULL;
 }
 
-/*
- * Waits recorded before off-CPU profiling was last switched off: their
- * threads may have run since, unseen, and would be counted from then.
- */
-static void
-session_offcpu_forget(struct session *s)
-{
-	__u32	 key;
-	int	 fd = bpf_map__fd(s->skel->maps.offcpu_start);
-
-	while (bpf_map_get_next_key(fd, NULL, &key) == 0)
-		if (bpf_map_delete_elem(fd, &key) != 0)
-			break;
-}
-
 static int
 session_offcpu_attach(struct session *s)
 {
@@ -199,7 +169,7 @@ session_offcpu_attach(struct session *s)
 
 	if (s->offcpu_link != NULL)
 		return 0;
-	session_offcpu_forget(s);
+	session_maps_offcpu_forget(s);
 	prog = s->use_btf ? s->skel->progs.offcpu_switch_btf :
 	    s->skel->progs.offcpu_switch_raw;
 	s->offcpu_link = bpf_program__attach(prog);
@@ -246,6 +216,7 @@ session_rb_cb(EV_P_ ev_io *w, int revents)
 	session_drain_events(s);
 }
 
+/* An event: kept until the rings are read. */
 static int
 session_rb_sample(void *ctx, void *data, size_t len)
 {
@@ -253,37 +224,38 @@ session_rb_sample(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(struct profile_event))
 		return 0;
-	s->cb(data, s->cb_arg);
-	return 0;
-}
-
-/* A record of the stack ring: its id, n and the n frames walked. */
-static int
-session_rb_stack(void *ctx, void *data, size_t len)
-{
-	struct session			*s = ctx;
-	const struct profile_stack_rec	*rec = data;
-
-	if (len < offsetof(struct profile_stack_rec, ip) ||
-	    rec->n == 0 || rec->n > PROFILE_STACK_DEPTH ||
-	    len < offsetof(struct profile_stack_rec, ip) +
-	    rec->n * sizeof(rec->ip[0]))
+	memcpy(&s->events[s->nevents++], data, sizeof(s->events[0]));
+	if (s->nevents < SESSION_EVENTS_BATCH)
 		return 0;
-	if (s->stack_cb != NULL)
-		s->stack_cb(rec->id, (const uint64_t *)rec->ip, rec->n,
-		    s->stack_arg);
-	return 0;
+	/* Read, and stop the consume: these go first. */
+	s->events_full = 1;
+	return -ENOBUFS;
 }
 
 void
 session_drain_events(struct session *s)
 {
-	int	 n;
+	size_t	 i, n;
+	int	 rv;
 
-	if ((n = ring_buffer__consume(s->rb)) < 0) {
-		errno = -n;
-		log_warn("ring buffer");
-	}
+	do {
+		s->events_full = 0;
+		if ((rv = ring_buffer__consume(s->rb)) < 0 &&
+		    !s->events_full) {
+			errno = -rv;
+			log_warn("ring buffer");
+		}
+		/* The stacks of the events read, sent after the ring was. */
+		if (s->nevents > 0 &&
+		    (rv = ring_buffer__consume(s->stack_rb)) < 0) {
+			errno = -rv;
+			log_warn("stack ring buffer");
+		}
+		n = s->nevents;
+		s->nevents = 0;
+		for (i = 0; i < n; i++)
+			s->cb(&s->events[i], s->cb_arg);
+	} while (s->events_full);
 }
 
 static struct profile_bpf *
@@ -344,6 +316,7 @@ session_open(struct ev_loop *loop, const struct config *conf,
 	s->loop = loop;
 	s->cb = cb;
 	s->cb_arg = arg;
+	s->events = xcalloc(SESSION_EVENTS_BATCH, sizeof(*s->events));
 
 	/* tp_btf where the kernel has BTF, else a raw tracepoint. */
 	s->use_btf = 1;
@@ -362,15 +335,14 @@ session_open(struct ev_loop *loop, const struct config *conf,
 	}
 	s->npossible = n;
 
-	s->stack_seen_size = bpf_map__max_entries(s->skel->maps.stack_seen);
-	session_stack_gen_next(s);
+	session_stacks_open(s);
 	/*
 	 * Stacks first: a consume reads the rings in the order they were
 	 * added, and an event that names a stack (SAMPLED, PYSTACK) is
 	 * sent after it.
 	 */
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.stack_rb),
-	    session_rb_stack, s, NULL);
+	    session_stacks_rb_cb, s, NULL);
 	if ((err = libbpf_get_error(s->rb)) != 0) {
 		s->rb = NULL;
 		errno = -err;
@@ -379,12 +351,12 @@ session_open(struct ev_loop *loop, const struct config *conf,
 	}
 	/*
 	 * The same stack ring again, alone: an event may be read before
-	 * the stack it names when BPF wrote both while the events before
-	 * it were handled, and session_stack_lookup then reads the stack
-	 * ring for it.
+	 * the stack it names when BPF wrote both while the consume was
+	 * past the stack ring, and session_drain_events() then reads it
+	 * again before the event is handed on.
 	 */
 	s->stack_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.stack_rb),
-	    session_rb_stack, s, NULL);
+	    session_stacks_rb_cb, s, NULL);
 	if ((err = libbpf_get_error(s->stack_rb)) != 0) {
 		s->stack_rb = NULL;
 		errno = -err;
@@ -440,6 +412,9 @@ session_close(struct session *s)
 	}
 	ring_buffer__free(s->stack_rb);
 	profile_bpf__destroy(s->skel);
+	session_stacks_close(s);
+	session_maps_close(s);
+	free(s->events);
 	free(s);
 }
 
@@ -474,140 +449,6 @@ session_apply(struct session *s, const struct config *conf)
 	} else
 		session_offcpu_detach(s);
 	return 0;
-}
-
-int
-session_pid_set(struct session *s, pid_t pid,
-    const struct profile_pid_config *cfg)
-{
-	__u32	 key = pid;
-
-	/*
-	 * Only over an entry BPF made (a placeholder, an exec): one that
-	 * BPF deleted at the process's exit, before we got here, stays
-	 * deleted (ENOENT).
-	 */
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pid_config), &key,
-	    cfg, BPF_EXIST) != 0)
-		return -1;
-	return 0;
-}
-
-int
-session_pid_delete(struct session *s, pid_t pid)
-{
-	__u32	 key = pid;
-
-	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.pid_config),
-	    &key) != 0)
-		return -1;
-	return 0;
-}
-
-int
-session_pid_get(struct session *s, pid_t pid, struct profile_pid_config *cfg)
-{
-	__u32	 key = pid;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pid_config), &key,
-	    cfg) != 0)
-		return -1;
-	return 0;
-}
-
-int
-session_counts_fd(struct session *s)
-{
-	return bpf_map__fd(s->skel->maps.counts);
-}
-
-void
-session_set_stack_cb(struct session *s, session_stack_cb cb,
-    session_stack_lookup_cb lookup, void *arg)
-{
-	s->stack_cb = cb;
-	s->lookup_cb = lookup;
-	s->stack_arg = arg;
-}
-
-/*
- * A new generation: every stack sampled from now on is sent again
- * (bpf/profile.bpf.c), once.  Through the mapped .bss, no system call.
- * The tags hold the low 16 bits of it, never 0: when they come round
- * again, tags of 65535 rounds ago would say "sent" of a stack not sent
- * for so long, so the table is emptied then.
- */
-void
-session_stack_gen_next(struct session *s)
-{
-	__u64	 zero = 0;
-	__u32	 i;
-	int	 fd;
-
-	s->stack_gen++;
-	if ((s->stack_gen & PROFILE_STACK_GEN_MASK) == 0) {
-		fd = bpf_map__fd(s->skel->maps.stack_seen);
-		for (i = 0; i < s->stack_seen_size; i++) {
-			if (bpf_map_update_elem(fd, &i, &zero, BPF_ANY) != 0) {
-				log_warn("clear stack_seen");
-				break;
-			}
-		}
-		s->stack_gen++;
-	}
-	s->skel->bss->stack_gen = s->stack_gen;
-}
-
-/*
- * A native stack, from the daemon's copies of those sent.  One not
- * there yet may wait in the stack ring: BPF sends a stack before the
- * event naming it, but both can come while the consume that reads the
- * event is past the stack ring.
- */
-int
-session_stack_lookup(struct session *s, uint64_t id, struct profile_stack *st)
-{
-	int	 n;
-
-	memset(st, 0, sizeof(*st));
-	if (id == 0 || s->lookup_cb == NULL)
-		return -1;
-	if (s->lookup_cb(id, st, s->stack_arg) == 0)
-		return 0;
-	if (s->stack_rb == NULL || (n = ring_buffer__consume(s->stack_rb)) <= 0)
-		return -1;
-	return s->lookup_cb(id, st, s->stack_arg);
-}
-
-int
-session_pid_fd(struct session *s)
-{
-	return bpf_map__fd(s->skel->maps.pid_config);
-}
-
-int
-session_thread_comm_fd(struct session *s)
-{
-	return bpf_map__fd(s->skel->maps.thread_comm);
-}
-
-int
-session_offcpu_fd(struct session *s)
-{
-	return bpf_map__fd(s->skel->maps.offcpu_start);
-}
-
-/* Python: the interpreters (py_info) and their stacks (pystacks). */
-int
-session_pyinfo_fd(struct session *s)
-{
-	return bpf_map__fd(s->skel->maps.py_info);
-}
-
-int
-session_pystacks_fd(struct session *s)
-{
-	return bpf_map__fd(s->skel->maps.pystacks);
 }
 
 void

@@ -10,20 +10,18 @@
 struct config;
 struct ev_loop;
 struct session;
+struct stacks_map;
+struct stacks_stats;
 
 /* Called for each event of the ring buffer, in order. */
 typedef void (*session_event_cb)(const struct profile_event *, void *);
-/* Called for each native stack record: its id, frames (leaf first), n. */
-typedef void (*session_stack_cb)(uint64_t, const uint64_t *, size_t,
-		    void *);
-/* Fill in a stack's frames, 0s after them; -1 when not held. */
-typedef int (*session_stack_lookup_cb)(uint64_t, struct profile_stack *,
-		    void *);
 
 /*
  * The BPF side: open the skeleton, size its maps from the config, load,
  * attach the on-CPU perf events and the off-CPU tracepoints that the
  * config asks for, and join the ring buffer's epoll fd to the loop.
+ * The session is the only caller of libbpf: the rest of the daemon
+ * reads and writes the maps through the operations below.
  */
 struct session	*session_open(struct ev_loop *, const struct config *,
 		    session_event_cb, void *);
@@ -31,37 +29,80 @@ void		 session_close(struct session *);
 /* Apply the live keys of a new config; -1 leaves the old in force. */
 int		 session_apply(struct session *, const struct config *);
 /*
- * Consume what the ring buffers hold now, stacks first.  Execs and
- * exits that need no answer, and stacks, do not wake the daemon
+ * Consume what the ring buffers hold now, stacks first, then hand the
+ * events read to the callback: by then the stack of every event that
+ * names one is in the store (session_stack_lookup()).  Execs and exits
+ * that need no answer, and stacks, do not wake the daemon
  * (bpf/profile.bpf.c) until a quarter of their ring is unread: whoever
  * needs them read calls this (each round, a state dump).
  */
 void		 session_drain_events(struct session *);
 
-/* Over an existing entry only: -1 with ENOENT once BPF deleted it. */
+/*
+ * The pid config map.  A set is over an existing entry only: -1 with
+ * ENOENT once BPF deleted it.
+ */
 int		 session_pid_set(struct session *, pid_t,
 		    const struct profile_pid_config *);
 int		 session_pid_delete(struct session *, pid_t);
 int		 session_pid_get(struct session *, pid_t,
 		    struct profile_pid_config *);
+/* The pids the map holds now (allocated; the caller frees). */
+pid_t		*session_pid_keys(struct session *, size_t *);
 
-int		 session_counts_fd(struct session *);
 /*
- * Native stacks come through their ring to cb; lookup answers
- * session_stack_lookup() from the copies cb keeps.
+ * Take every count out of BPF's map: the number of entries, their keys
+ * and values, valid until the next drain.
  */
-void		 session_set_stack_cb(struct session *, session_stack_cb,
-		    session_stack_lookup_cb, void *);
-/* A new round: every stack sampled from now on is sent again, once. */
+size_t		 session_counts_drain(struct session *,
+		    const struct profile_key **, const uint64_t **);
+/*
+ * Add to the counts drained the threads blocked now, for as long as
+ * they have been if that is at least min ns and at most max (0: no
+ * most): the final round's.  The entries, all of them, again.
+ */
+size_t		 session_offcpu_inflight(struct session *, uint64_t,
+		    uint64_t, const struct profile_key **, const uint64_t **);
+
+/* A thread's name as BPF saw it at its last sample; -1 if not seen. */
+int		 session_thread_comm(struct session *, pid_t, char *, size_t);
+
+/* Python: a process's interpreter (py_info), a Python stack. */
+int		 session_pyinfo_set(struct session *, pid_t,
+		    const struct profile_py_info *);
+int		 session_pyinfo_get(struct session *, pid_t,
+		    struct profile_py_info *);
+int		 session_pyinfo_delete(struct session *, pid_t);
+int		 session_pystack_read(struct session *, uint64_t,
+		    struct profile_pystack *);
+/* The map of Python stacks, for a store of them (stacks.h). */
+const struct stacks_map *session_pystacks_map(struct session *);
+
+/*
+ * Native stacks: the session keeps a copy of every stack its ring
+ * brings (src/stacks.c says how long).  A new round: every stack
+ * sampled from now on is sent again, once.
+ */
 void		 session_stack_gen_next(struct session *);
-/* The frames of a stack id, 0s after them; -1 if not held. */
+/* A stack's frames, leaf first, marked used; NULL if not held. */
+const uint64_t	*session_stack_get(struct session *, uint64_t, size_t *);
+/* A stack sampled whose frames are not needed: kept as if read. */
+void		 session_stack_touch(struct session *, uint64_t);
+/* The frames of a stack id, 0s after them, not kept longer; -1: none. */
 int		 session_stack_lookup(struct session *, uint64_t,
 		    struct profile_stack *);
-int		 session_pid_fd(struct session *);
-int		 session_offcpu_fd(struct session *);
-int		 session_pyinfo_fd(struct session *);
-int		 session_pystacks_fd(struct session *);
-int		 session_thread_comm_fd(struct session *);
+void		 session_stacks_round_end(struct session *);
+void		 session_stacks_stats(struct session *, struct stacks_stats *);
+
+/* The maps of the state dump, and how many entries each holds now. */
+enum session_map {
+	SESSION_MAP_PID_CONFIG,
+	SESSION_MAP_COUNTS,
+	SESSION_MAP_OFFCPU_START,
+};
+long long	 session_map_entries(struct session *, enum session_map,
+		    long long);
+
 /* Sum the per-CPU counters into stats[PROFILE_STAT_MAX]. */
 void		 session_stats(struct session *, uint64_t *);
 /* The name of a counter, enum profile_stat; "?" if out of range. */

@@ -28,11 +28,6 @@
 #define SINK_FILE_SERVICE_MAX	128	/* bytes kept of a service name */
 #define SINK_FILE_SUFFIX_MAX	1000	/* -1 .. -999 for one second */
 
-struct sink_file_buf {
-	const unsigned char	*buf;
-	size_t			 len;
-};
-
 static int	 sink_file_exists(const char *, const char *, const char *,
 		    int *);
 static char	*sink_file_base(const char *, time_t);
@@ -249,7 +244,7 @@ out:
 static int
 sink_file_pprof_cb(FILE *f, const void *arg)
 {
-	const struct sink_file_buf	*b = arg;
+	const struct pprof_buf	*b = arg;
 
 	if (fwrite(b->buf, 1, b->len, f) != b->len || fflush(f) == EOF)
 		return -1;
@@ -277,10 +272,23 @@ int
 sink_file_write_folded(const struct config *conf, const struct profile *p,
     time_t when, char **foldedp, struct stat *sbp)
 {
-	struct sink_file_buf	 b;
-	unsigned char		*buf = NULL;
+	struct pprof_buf	 enc;
+	int			 rv;
+
+	memset(&enc, 0, sizeof(enc));
+	if (conf->pprof)
+		(void)pprof_encode(p, &enc.buf, &enc.len);
+	rv = sink_file_write_enc(conf, p, &enc, when, foldedp, sbp);
+	free(enc.buf);
+	return rv;
+}
+
+int
+sink_file_write_enc(const struct config *conf, const struct profile *p,
+    const struct pprof_buf *enc, time_t when, char **foldedp,
+    struct stat *sbp)
+{
 	char			*service, *dir, *base = NULL, *name;
-	size_t			 len;
 	int			 rv = -1;
 
 	if (foldedp != NULL)
@@ -301,19 +309,16 @@ sink_file_write_folded(const struct config *conf, const struct profile *p,
 
 	rv = 0;
 	if (conf->pprof) {
-		if (pprof_encode(p, &buf, &len) == -1) {
+		if (enc->buf == NULL) {
 			log_warnx("%s/%s.pb.gz: pprof encoding failed", dir,
 			    base);
 			rv = -1;
 		} else {
-			b.buf = buf;
-			b.len = len;
 			xasprintf(&name, "%s.pb.gz", base);
 			if (sink_file_atomic(dir, name, sink_file_pprof_cb,
-			    &b, NULL) == -1)
+			    enc, NULL) == -1)
 				rv = -1;
 			free(name);
-			free(buf);
 		}
 	}
 	if (conf->folded) {

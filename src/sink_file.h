@@ -7,6 +7,7 @@
 #include <time.h>
 
 struct config;
+struct pprof_buf;
 struct profile;
 
 /*
@@ -24,6 +25,12 @@ int	sink_file_write(const struct config *, const struct profile *,
  */
 int	sink_file_write_folded(const struct config *,
 	    const struct profile *, time_t, char **, struct stat *);
+/*
+ * The same with the profile's pprof encoding made already (once a
+ * round for every sink: src/sinks.c); its buf NULL if that failed.
+ */
+int	sink_file_write_enc(const struct config *, const struct profile *,
+	    const struct pprof_buf *, time_t, char **, struct stat *);
 
 /*
  * Shared with the flame graphs and retention, which write and sweep the

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <ev.h>
@@ -23,6 +24,7 @@
 #include "config.h"
 #include "flamegraph.h"
 #include "log.h"
+#include "pprof.h"
 #include "profile.h"
 #include "pyroscope.h"
 #include "retention.h"
@@ -162,6 +164,7 @@ sinks_round(struct sinks *s, const struct config *conf,
     struct profile *const *profiles, size_t n, int64_t start, int64_t end)
 {
 	struct sinks_pending	*e;
+	struct pprof_buf	*bufs = NULL, none;
 	time_t			 wall = end / 1000000000;
 	size_t			 i;
 	int			 rc = 0;
@@ -173,11 +176,15 @@ sinks_round(struct sinks *s, const struct config *conf,
 	}
 	s->conf = conf;
 	s->wall = wall;
+	/* Each profile is encoded once, for the files and the push. */
+	if (conf->pprof || pyroscope_is_enabled(s->pyroscope))
+		bufs = pprof_encode_all(profiles, n);
+	memset(&none, 0, sizeof(none));
 	for (i = 0; i < n; i++) {
 		e = &s->pending[s->npending++];
 		e->p = profiles[i];
-		if (sink_file_write_folded(conf, profiles[i], wall, &e->folded,
-		    &e->sb) == -1) {
+		if (sink_file_write_enc(conf, profiles[i], bufs != NULL ?
+		    &bufs[i] : &none, wall, &e->folded, &e->sb) == -1) {
 			s->file_errors++;
 			rc = -1;
 		}
@@ -185,7 +192,10 @@ sinks_round(struct sinks *s, const struct config *conf,
 	flamegraph_hours_sweep(s->hours, wall);
 	retention_sweep(s->retention, conf, wall);
 	/* Queued and sent on the loop: never waits for the server. */
-	pyroscope_round(s->pyroscope, conf, profiles, n, start, end);
+	if (bufs != NULL)
+		pyroscope_round(s->pyroscope, conf, profiles, bufs, n, start,
+		    end);
+	pprof_bufs_free(bufs, n);
 	if (s->loop != NULL)
 		ev_idle_start(s->loop, &s->draw);
 	else

@@ -26,19 +26,13 @@
  * many.  The arena is compacted at a round's end when most of it is
  * frames of stacks forgotten.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <bpf/bpf.h>
-
-#include "bpf/profile.h"
-#include "log.h"
 #include "stacks.h"
 #include "xmalloc.h"
 
 #define STACKS_SWEEP_ROUNDS	10
-#define STACKS_DELETE_BATCH	4096
 /* u64 words of an arena chunk (64 KiB). */
 #define STACKS_CHUNK_WORDS	8192
 
@@ -58,8 +52,7 @@ struct stacks_chunk {
 };
 
 struct stacks {
-	int			 fd;	/* BPF map of stacks, or -1 */
-	int			 no_batch;	/* kernel lacks batch ops */
+	const struct stacks_map	*map;	/* BPF map of stacks, or NULL */
 	uint64_t		*del;	/* ids to delete at round end */
 	size_t			 ndel, delcap;
 	size_t			 vwords;	/* of a value */
@@ -79,7 +72,7 @@ struct stacks {
 struct stacks *
 stacks_create(void)
 {
-	return stacks_create_map(-1, 0, NULL);
+	return stacks_create_map(NULL, 0, NULL);
 }
 
 /*
@@ -87,16 +80,16 @@ stacks_create(void)
  * which len() tells how many to keep.
  */
 struct stacks *
-stacks_create_map(int fd, size_t vwords,
+stacks_create_map(const struct stacks_map *map, size_t vwords,
     size_t (*len)(const uint64_t *, size_t))
 {
 	struct stacks	*s;
 
 	s = xcalloc(1, sizeof(*s));
-	s->fd = fd;
+	s->map = map;
 	s->vwords = vwords;
 	s->len = len;
-	if (fd != -1)
+	if (map != NULL)
 		s->buf = xcalloc(vwords, sizeof(*s->buf));
 	s->size = 1024;
 	s->v = xcalloc(s->size, sizeof(*s->v));
@@ -239,12 +232,12 @@ stacks_get(struct stacks *s, uint64_t id, size_t *n)
 		s->st.hits++;
 		e->used = s->round;
 		/* Sampled again: a map of stacks holds it again. */
-		e->in_bpf = s->fd != -1;
+		e->in_bpf = s->map != NULL;
 		*n = e->n;
 		return e->ip;
 	}
 	s->st.misses++;
-	if (s->fd == -1 || bpf_map_lookup_elem(s->fd, &id, s->buf) != 0) {
+	if (s->map == NULL || s->map->lookup(s->map->arg, id, s->buf) != 0) {
 		s->st.lost++;
 		return NULL;
 	}
@@ -339,7 +332,7 @@ stacks_touch(struct stacks *s, uint64_t id)
 		s->count++;
 	}
 	s->st.touched++;
-	e->in_bpf = s->fd != -1;
+	e->in_bpf = s->map != NULL;
 	e->used = s->round;
 }
 
@@ -349,57 +342,14 @@ stacks_known(struct stacks *s, uint64_t id)
 	return stacks_slot(s->v, s->size, id)->id == id;
 }
 
-/*
- * Delete ids from the kernel map, a batch per system call where the
- * kernel has them: a round can leave tens of thousands unused.  How
- * many were deleted.
- */
-static size_t
-stacks_delete_map(struct stacks *s, int fd, const uint64_t *ids, size_t n)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	size_t	 i = 0, deleted = 0;
-	__u32	 count;
-
-	while (!s->no_batch && i < n) {
-		count = n - i > STACKS_DELETE_BATCH ? STACKS_DELETE_BATCH :
-		    n - i;
-		if (bpf_map_delete_batch(fd, ids + i, &count,
-		    &opts) == 0) {
-			i += count;
-			deleted += count;
-			continue;
-		}
-		if (errno == EINVAL || errno == ENOTSUP ||
-		    errno == EOPNOTSUPP) {
-			log_info("no batch map operations: deleting stacks "
-			    "one by one");
-			s->no_batch = 1;
-			break;
-		}
-		/*
-		 * ENOENT: an id BPF no longer holds stopped the batch after
-		 * count deletes.  Skip it and go on.
-		 */
-		i += count + 1;
-		deleted += count;
-	}
-	for (; i < n; i++) {
-		if (bpf_map_delete_elem(fd, &ids[i]) == 0)
-			deleted++;
-	}
-	return deleted;
-}
-
 /* Delete the kernel's ids the daemon does not know. */
 static void
-stacks_sweep(struct stacks *s, int fd)
+stacks_sweep(struct stacks *s)
 {
-	uint64_t	 key, next, *dead = NULL;
+	uint64_t	 key, next, *dead = NULL, *prev = NULL;
 	size_t		 ndead = 0;
-	void		*prev = NULL;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+	while (s->map->next_key(s->map->arg, prev, &next) == 0) {
 		if (!stacks_known(s, next)) {
 			dead = xreallocarray(dead, ndead + 1, sizeof(*dead));
 			dead[ndead++] = next;
@@ -407,7 +357,8 @@ stacks_sweep(struct stacks *s, int fd)
 		key = next;
 		prev = &key;
 	}
-	s->st.swept += stacks_delete_map(s, fd, dead, ndead);
+	if (ndead > 0)
+		s->st.swept += s->map->delete(s->map->arg, dead, ndead);
 	free(dead);
 }
 
@@ -442,10 +393,10 @@ stacks_round_end(struct stacks *s)
 		i++;
 	}
 	if (s->ndel > 0)
-		s->st.deleted += stacks_delete_map(s, s->fd, s->del, s->ndel);
+		s->st.deleted += s->map->delete(s->map->arg, s->del, s->ndel);
 	s->ndel = 0;
-	if (s->fd != -1 && s->round % STACKS_SWEEP_ROUNDS == 0)
-		stacks_sweep(s, s->fd);
+	if (s->map != NULL && s->round % STACKS_SWEEP_ROUNDS == 0)
+		stacks_sweep(s);
 	stacks_compact(s);
 	s->round++;
 }

@@ -16,10 +16,26 @@ struct stacks_stats {
 	uint64_t	deleted, swept;	/* Python's: from the map */
 };
 
+/*
+ * A BPF map of stacks, as its owner (src/session_stacks.c) reads it:
+ * lookup copies the value of an id into a buffer of the store's words,
+ * 0 or -1 when not held; delete deletes n ids and says how many were;
+ * next_key gives the key after *prev (NULL: the first), -1 at the end.
+ */
+struct stacks_map {
+	int		(*lookup)(void *, uint64_t, uint64_t *);
+	size_t		(*delete)(void *, const uint64_t *, size_t);
+	int		(*next_key)(void *, const uint64_t *, uint64_t *);
+	void		*arg;
+};
+
 /* Native stacks, given by stacks_add(). */
 struct stacks	*stacks_create(void);
-/* Stacks of a BPF map, read when needed: Python's. */
-struct stacks	*stacks_create_map(int, size_t,
+/*
+ * Stacks of a BPF map, read when needed: Python's.  The map must
+ * outlive the store.
+ */
+struct stacks	*stacks_create_map(const struct stacks_map *, size_t,
 		    size_t (*)(const uint64_t *, size_t));
 void		 stacks_free(struct stacks *);
 /*

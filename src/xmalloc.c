@@ -1,5 +1,8 @@
 /* Allocation that cannot fail: running out of memory is fatal. */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,4 +82,30 @@ xasprintf(char **ret, const char *fmt, ...)
 	if (i < 0 || *ret == NULL)
 		fatal("xasprintf");
 	return i;
+}
+
+/*
+ * Return the heap's free pages to the kernel when they are worth it: a
+ * round frees what it built, and tables dropped from the caches leave
+ * holes under live allocations that free() never gives back.  Only when
+ * at least min bytes are free, a quarter of those in use: a trim walks
+ * the heap, and the pages it returns fault back in, zeroed, when as
+ * much is allocated again.  1 if it trimmed.
+ */
+int
+xmalloc_trim(size_t min)
+{
+#ifdef __GLIBC__
+#if __GLIBC__ > 2 || __GLIBC_MINOR__ >= 33
+	struct mallinfo2	 mi;
+
+	mi = mallinfo2();
+	if (mi.fordblks < min || mi.fordblks < mi.uordblks / 4)
+		return 0;
+#endif
+	malloc_trim(0);
+	return 1;
+#else
+	return 0;
+#endif
 }

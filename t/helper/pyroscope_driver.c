@@ -25,6 +25,7 @@
 
 #include "src/config.h"
 #include "log.h"
+#include "pprof.h"
 #include "profile.h"
 #include "pyroscope.h"
 #include "xmalloc.h"
@@ -90,6 +91,7 @@ static void
 round_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct profile	**profs;
+	struct pprof_buf *bufs;
 	int64_t		 start = last_end, end = now_ns();
 	size_t		 n = 0, i;
 	long		 c0, c1;
@@ -104,8 +106,11 @@ round_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			profs[n++] = make_profile(PROFILE_TYPE_OFFCPU, t,
 			    start, end);
 	}
+	/* The push's cost with the encoding sinks.c makes for it. */
 	c0 = cpu_us();
-	pyroscope_round(py, conf, profs, n, start, end);
+	bufs = pprof_encode_all(profs, n);
+	pyroscope_round(py, conf, profs, bufs, n, start, end);
+	pprof_bufs_free(bufs, n);
 	c1 = cpu_us();
 	for (i = 0; i < n; i++)
 		profile_free(profs[i]);

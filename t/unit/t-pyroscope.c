@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "src/config.h"
+#include "pprof.h"
 #include "profile.h"
 #include "push.pb-c.h"
 #include "pyroscope.h"
@@ -209,6 +210,58 @@ test_ingest(void)
 	profile_free(profs[1]);
 }
 
+/*
+ * The round's encodings (sinks.c makes them once for every sink) go
+ * into the requests as they are; one that failed drops its profile.
+ */
+static void
+test_enc(void)
+{
+	struct pyroscope_reqs	 q;
+	struct pyroscope_req	*r;
+	struct profile		*profs[2];
+	struct pprof_buf	 bufs[2];
+	Push__V1__PushRequest	*pr;
+	unsigned char		 mark[] = "not a gzip stream, as given";
+
+	profs[0] = mkprofile(PROFILE_TYPE_CPU, "a", 3);
+	profs[1] = mkprofile(PROFILE_TYPE_CPU, "b", 3);
+	bufs[0].buf = mark;
+	bufs[0].len = sizeof(mark);
+	bufs[1].buf = NULL;
+	bufs[1].len = 0;
+	TAILQ_INIT(&q);
+	is_int(pyroscope_req_push_enc(&q, profs, bufs, 2, 1 << 20), 1,
+	    "push: the profile whose encoding failed is dropped");
+	r = TAILQ_FIRST(&q);
+	pr = r != NULL ? push__v1__push_request__unpack(NULL, r->len,
+	    r->body) : NULL;
+	ok(pr != NULL && pr->n_series == 1 &&
+	    pr->series[0]->samples[0]->raw_profile.len == sizeof(mark) &&
+	    memcmp(pr->series[0]->samples[0]->raw_profile.data, mark,
+	    sizeof(mark)) == 0, "push: the other's bytes, as given");
+	if (pr != NULL)
+		push__v1__push_request__free_unpacked(pr, NULL);
+	while ((r = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, r, entry);
+		pyroscope_req_free(r);
+	}
+
+	is_int(pyroscope_req_ingest_enc(&q, profs, bufs, 2, 0, 1000000000,
+	    97), 1, "ingest: the one that failed is dropped");
+	r = TAILQ_FIRST(&q);
+	ok(r != NULL && TAILQ_NEXT(r, entry) == NULL &&
+	    r->len == sizeof(mark) && r->body != mark &&
+	    memcmp(r->body, mark, sizeof(mark)) == 0,
+	    "ingest: the body is a copy of the bytes given");
+	while ((r = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, r, entry);
+		pyroscope_req_free(r);
+	}
+	profile_free(profs[0]);
+	profile_free(profs[1]);
+}
+
 static void
 test_checks(void)
 {
@@ -319,6 +372,7 @@ main(void)
 	test_labels();
 	test_push();
 	test_ingest();
+	test_enc();
 	test_checks();
 	test_conf();
 	return done_testing();

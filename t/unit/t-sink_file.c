@@ -195,6 +195,43 @@ test_layout(void)
 	config_free(conf);
 }
 
+/*
+ * With the round's encoding (sinks.c encodes once for every sink), the
+ * .pb.gz holds its bytes as they are; a failed encoding fails the
+ * write, and the .folded is written all the same.
+ */
+static void
+test_enc(void)
+{
+	struct config		*conf;
+	struct profile		*p;
+	struct pprof_buf	 enc;
+	unsigned char		 mark[] = "the round's bytes";
+	char			*s, *file;
+	size_t			 len;
+
+	conf = make_config("out/enc");
+	p = make_profile(PROFILE_TYPE_CPU, "web");
+	enc.buf = mark;
+	enc.len = sizeof(mark);
+	is_int(sink_file_write_enc(conf, p, &enc, WHEN, NULL, NULL), 0,
+	    "written with the encoding given");
+	file = slurp("out/enc/cpu/web/" STAMP ".pb.gz", &len);
+	ok(file != NULL && len == sizeof(mark) &&
+	    memcmp(file, mark, len) == 0, "pb.gz holds those bytes");
+	free(file);
+	enc.buf = NULL;
+	enc.len = 0;
+	is_int(sink_file_write_enc(conf, p, &enc, WHEN + 1, NULL, NULL), -1,
+	    "an encoding that failed: -1");
+	s = list("out/enc/cpu/web");
+	is_str(s, STAMP ".folded " STAMP ".pb.gz 20261202T101501Z.folded",
+	    "its .folded written, no .pb.gz");
+	free(s);
+	profile_free(p);
+	config_free(conf);
+}
+
 static void
 test_service_names(void)
 {
@@ -310,6 +347,7 @@ main(void)
 		return 1;
 	}
 	test_layout();
+	test_enc();
 	test_service_names();
 	test_errors();
 	cleanup();

@@ -1,0 +1,69 @@
+#ifndef EBPFSPY_SESSION_INT_H
+#define EBPFSPY_SESSION_INT_H
+
+/*
+ * The session's insides, shared by its files: session.c (the skeleton,
+ * perf events, the rings), session_maps.c (the maps' operations) and
+ * session_stacks.c (the stack store).  No other file includes this.
+ */
+#include <ev.h>
+
+#include "bpf/profile.h"
+#include "session.h"
+#include "stacks.h"
+
+struct bpf_link;
+struct profile_bpf;
+struct ring_buffer;
+
+struct session_cpu {
+	int		 cpu;
+	int		 fd;
+	struct bpf_link	*link;
+};
+
+struct session {
+	struct ev_loop		*loop;
+	struct profile_bpf	*skel;
+	struct ring_buffer	*rb;
+	struct ring_buffer	*stack_rb;	/* the stack ring alone */
+	ev_io			 rb_ev;
+	session_event_cb	 cb;
+	void			*cb_arg;
+	/* Events read, handed to cb once the rings are read. */
+	struct profile_event	*events;
+	size_t			 nevents;
+	int			 events_full;
+
+	struct stacks		*stacks;	/* native, from the ring */
+	uint32_t		 stack_gen;	/* bpf/profile.bpf.c */
+	uint32_t		 stack_seen_size;
+	struct stacks_map	 pystacks;	/* Python's map, for stacks.c */
+	int			 stacks_no_batch; /* kernel lacks batch ops */
+
+	/* The counts drained, as session_counts_drain() hands them. */
+	struct profile_key	*keys;
+	uint64_t		*vals;
+	size_t			 cap, n;
+	int			 counts_no_batch;
+
+	int			 use_btf;	/* tp_btf sched_switch loaded */
+	struct session_cpu	*cpus;
+	int			 ncpus;		/* online, perf events */
+	int			 npossible;	/* per-CPU map values */
+	long long		 rate;		/* of the perf events */
+	struct bpf_link		*offcpu_link;
+	struct bpf_link		*exec_link;
+	struct bpf_link		*exit_link;
+};
+
+/* session_stacks.c */
+void	session_stacks_open(struct session *);
+void	session_stacks_close(struct session *);
+int	session_stacks_rb_cb(void *, void *, size_t);
+
+/* session_maps.c */
+void	session_maps_close(struct session *);
+void	session_maps_offcpu_forget(struct session *);
+
+#endif
