@@ -39,7 +39,7 @@
 #include "debuginfo.h"
 #include "elf.h"
 #include "log.h"
-#include "symfile.h"
+#include "proc_root.h"
 #include "xmalloc.h"
 
 #define DEBUGINFO_CRC_CHUNK	(64 * 1024)
@@ -152,14 +152,15 @@ debuginfo_try(struct debuginfo_file *df, const char *path,
     const struct debuginfo_ctx *ctx, int host, const struct debuginfo_want *w,
     struct debuginfo_seen *seen)
 {
-	int	 fd, pass;
+	struct stat	 sb;
+	int		 fd, pass;
 
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == 0 && ctx->pid <= 0)
 			continue;
 		if (pass == 1 && !host)
 			continue;
-		fd = symfile_open_in_root(pass == 0 ? ctx->pid : 0, path);
+		fd = proc_root_open(pass == 0 ? ctx->pid : 0, path, &sb);
 		if (fd == -1)
 			continue;
 		if (debuginfo_check(df, fd, path, w, seen) == 0) {

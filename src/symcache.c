@@ -10,12 +10,13 @@
  * .symtab, so a stripped copy never stands in for an unstripped one.
  * Paths are never keys: a container can put anything at any path.
  *
- * Files are opened through /proc/PID/root/PATH, so that processes in
- * other mount namespaces work; when the mapping is deleted, or the file
- * at that path is not the mapped one (replaced, or a container planted
- * another), through /proc/PID/map_files/START-END, which is the mapped
- * file itself.  Opens are O_NONBLOCK and only regular files are read, so
- * a FIFO at the path cannot hang the daemon.  What a file's table holds
+ * Files are opened by their path resolved inside the process's root
+ * (proc_root.c: never outside it, whatever links a container plants),
+ * so that processes in other mount namespaces work; when the mapping is
+ * deleted, or the file at that path is not the mapped one (replaced, or
+ * a container planted another), through /proc/PID/map_files/START-END,
+ * which is the mapped file itself.  Only regular files are opened at
+ * all, so a FIFO or a device at the path is never opened.  What a file's table holds
  * (its symbols, its debug files', its MiniDebugInfo's, Go's) is
  * symfile.c's business.
  *
@@ -58,6 +59,7 @@
 #include "elf.h"
 #include "gopclntab.h"
 #include "log.h"
+#include "proc_root.h"
 #include "procmaps.h"
 #include "symcache.h"
 #include "symcache_int.h"
@@ -200,22 +202,21 @@ symcache_ref(struct symcache *c, struct symcache_file *f)
 }
 
 /*
- * The table for the file at path, whose key k the caller has from a
- * stat of that path; ctx says where its debug files may be.  Never NULL.
+ * The table for the open file fd (named name in logs), whose stat is sb
+ * and the key k; ctx says where its debug files may be.  Takes fd.
+ * Never NULL.
  */
 static struct symcache_file *
-symcache_lookup(struct symcache *c, const char *path,
-    const struct symcache_key *k, struct symfile_ctx *ctx)
+symcache_lookup(struct symcache *c, int fd, const struct stat *sb,
+    const char *name, const struct symcache_key *k, struct symfile_ctx *ctx)
 {
 	struct symcache_alias	*a;
 	struct symcache_file	*f, *g;
 	struct elf_file		*ef;
-	struct symcache_key	 fk;
-	struct stat		 sb;
-	int			 fd;
 
 	if ((a = symcache_index_alias_find(c, k)) != NULL) {
 		if (symcache_index_key_same(&a->key, k)) {
+			close(fd);
 			c->hits++;
 			return symcache_ref(c, a->file);
 		}
@@ -223,20 +224,8 @@ symcache_lookup(struct symcache *c, const char *path,
 	}
 
 	f = symcache_file_new();
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd == -1 || fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
-		log_debug("open %s: %s", path, fd == -1 ? strerror(errno) :
-		    "not a regular file");
-		goto uncached;
-	}
-	symcache_index_key_stat(&fk, &sb);
-	if (!symcache_index_key_same(&fk, k)) {
-		/* Replaced between the stat and the open. */
-		log_debug("%s: file changed while opening", path);
-		goto uncached;
-	}
 	if ((ef = elf_file_open(fd)) == NULL) {
-		log_debug("%s: not an ELF file we can read", path);
+		log_debug("%s: not an ELF file we can read", name);
 		c->misses++;
 		symcache_insert(c, f, k);
 		close(fd);
@@ -254,23 +243,22 @@ symcache_lookup(struct symcache *c, const char *path,
 	}
 	c->misses++;
 	ctx->debug_dirs = c->debug_dirs;
-	ctx->dev = sb.st_dev;
-	ctx->ino = sb.st_ino;
+	ctx->dev = sb->st_dev;
+	ctx->ino = sb->st_ino;
 	symfile_load(&f->sf, ef, ctx);
 	elf_file_close(ef);
 	close(fd);
-	log_debug("%s: %zu symbols (sources 0x%x)", path,
+	log_debug("%s: %zu symbols (sources 0x%x)", name,
 	    symfile_count(&f->sf), f->sf.sources);
 	symcache_insert(c, f, k);
 	return f;
-
-uncached:
-	if (fd != -1)
-		close(fd);
-	c->misses++;
-	return f;
 }
 
+/*
+ * The file is opened inside the process's root (proc_root.c), never by
+ * a path of ours that the process could redirect; when that is not the
+ * mapped inode (deleted, replaced, or planted), by map_files.
+ */
 struct symcache_file *
 symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 {
@@ -278,8 +266,7 @@ symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 	struct symcache_key	 k;
 	struct symfile_ctx	 ctx;
 	struct stat		 sb;
-	char			 path[PATH_MAX + 64];
-	int			 n;
+	int			 fd = -1;
 
 	if (me->kind == PROCMAPS_SPECIAL && strcmp(me->path, "[vdso]") == 0)
 		return symcache_vdso_get(c, pid, me);
@@ -290,57 +277,55 @@ symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 	k.major = me->dev_major;
 	k.minor = me->dev_minor;
 	k.ino = me->inode;
-	n = snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid,
-	    me->path);
-	if (me->deleted || n < 0 || (size_t)n >= sizeof(path) ||
-	    !symcache_index_stat_is_inode(path, &k, &sb)) {
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
-		    (int)pid, (unsigned long long)me->start,
-		    (unsigned long long)me->end);
-		if (!symcache_index_stat_is_inode(path, &k, &sb)) {
-			/*
-			 * We cannot see the file (the process exited, or
-			 * no CAP_SYS_ADMIN for map_files): a table of the
-			 * inode already cached is still the right one.
-			 */
-			if ((a = symcache_index_alias_find(c, &k)) != NULL) {
-				c->hits++;
-				return symcache_ref(c, a->file);
-			}
-			log_debug("pid %d: cannot open %s", (int)pid,
-			    me->path);
-			c->misses++;
-			return symcache_file_new();
+	if (!me->deleted &&
+	    (fd = proc_root_open(pid, me->path, &sb)) != -1 &&
+	    !symcache_index_stat_is_inode(&sb, &k)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd == -1 && ((fd = proc_root_open_map(pid, me->start, me->end,
+	    &sb)) == -1 || !symcache_index_stat_is_inode(&sb, &k))) {
+		if (fd != -1)
+			close(fd);
+		/*
+		 * We cannot see the file (the process exited, or no
+		 * CAP_SYS_ADMIN for map_files): a table of the inode
+		 * already cached is still the right one.
+		 */
+		if ((a = symcache_index_alias_find(c, &k)) != NULL) {
+			c->hits++;
+			return symcache_ref(c, a->file);
 		}
+		log_debug("pid %d: cannot open %s", (int)pid, me->path);
+		c->misses++;
+		return symcache_file_new();
 	}
 	symcache_index_key_stat(&k, &sb);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.pid = pid;
 	ctx.path = me->path;
-	return symcache_lookup(c, path, &k, &ctx);
+	return symcache_lookup(c, fd, &sb, me->path, &k, &ctx);
 }
 
+/* A file of the host by path (the kernel's modules, tests). */
 struct symcache_file *
 symcache_get_path(struct symcache *c, const char *path)
 {
 	struct symcache_key	 k;
 	struct symfile_ctx	 ctx;
 	struct stat		 sb;
+	int			 fd;
 
-	if (stat(path, &sb) == -1) {
-		log_debug("stat %s: %s", path, strerror(errno));
-		c->misses++;
-		return symcache_file_new();
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		log_debug("%s: not a regular file", path);
+	if ((fd = proc_root_open(0, path, &sb)) == -1) {
+		log_debug("open %s: %s", path, errno == EINVAL ?
+		    "not a regular file" : strerror(errno));
 		c->misses++;
 		return symcache_file_new();
 	}
 	symcache_index_key_stat(&k, &sb);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.path = path;
-	return symcache_lookup(c, path, &k, &ctx);
+	return symcache_lookup(c, fd, &sb, path, &k, &ctx);
 }
 
 struct symcache_file *

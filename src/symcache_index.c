@@ -74,12 +74,12 @@ symcache_index_key_stat(struct symcache_key *k, const struct stat *sb)
 	k->mtime_nsec = sb->st_mtim.tv_nsec;
 }
 
-/* The file at path is a regular file with the inode of the mapping. */
+/* The file of sb is a regular file with the inode of the mapping. */
 int
-symcache_index_stat_is_inode(const char *path, const struct symcache_key *k,
-    struct stat *sb)
+symcache_index_stat_is_inode(const struct stat *sb,
+    const struct symcache_key *k)
 {
-	if (stat(path, sb) == -1 || !S_ISREG(sb->st_mode))
+	if (!S_ISREG(sb->st_mode))
 		return 0;
 	return major(sb->st_dev) == k->major &&
 	    minor(sb->st_dev) == k->minor && sb->st_ino == k->ino;

@@ -81,8 +81,8 @@ int		 symcache_index_key_same(const struct symcache_key *,
 		    const struct symcache_key *);
 void		 symcache_index_key_stat(struct symcache_key *,
 		    const struct stat *);
-int		 symcache_index_stat_is_inode(const char *,
-		    const struct symcache_key *, struct stat *);
+int		 symcache_index_stat_is_inode(const struct stat *,
+		    const struct symcache_key *);
 struct symcache_alias *symcache_index_alias_find(struct symcache *,
 		    const struct symcache_key *);
 void		 symcache_index_alias_add(struct symcache *,

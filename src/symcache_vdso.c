@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc_root.h"
 #include "procmaps.h"
 #include "symcache.h"
 #include "symcache_int.h"
@@ -70,7 +71,7 @@ symcache_vdso_get(struct symcache *c, pid_t pid,
 	if (size == 0 || size > SYMCACHE_VDSO_MAX)
 		return NULL;
 	buf = xmalloc(size);
-	if (symfile_read_mem(pid, me->start, buf, size) == -1) {
+	if (proc_root_read_mem(pid, me->start, buf, size) == -1) {
 		free(buf);
 		if (c->vdso == NULL || size != c->vdso_size)
 			return NULL;

@@ -3,8 +3,7 @@
  * .symtab and .dynsym; for a stripped file, a debug file found by build
  * id or .gnu_debuglink (following at most DEBUGINFO_DEPTH_MAX links),
  * else its MiniDebugInfo, merged with its .dynsym; and for a Go binary,
- * its .gopclntab beside them.  Also the ways in: files in a process's
- * root, and the vDSO, read from a process's memory.
+ * its .gopclntab beside them; and an ELF image in memory (a vDSO).
  *
  * The symbol names of the files read are borrowed by the table builder
  * until it copies them into one block, so every file stays open until
@@ -13,18 +12,11 @@
  */
 #include <sys/types.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <linux/openat2.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "debuginfo.h"
 #include "elf.h"
@@ -33,78 +25,6 @@
 #include "symfile.h"
 #include "symtab.h"
 #include "xmalloc.h"
-
-#define SYMFILE_OPEN_FLAGS	(O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-
-/*
- * Open path as the process pid sees it (pid 0: as we do).  openat2's
- * RESOLVE_IN_ROOT resolves it inside the process's root, symlinks
- * included, so that a container cannot point us at a file of the host;
- * kernels before 5.6 fall back to the path under /proc/PID/root.
- * O_NONBLOCK: a FIFO put there cannot block us.  The caller checks that
- * it is a regular file.
- */
-int
-symfile_open_in_root(pid_t pid, const char *path)
-{
-	static int	 no_openat2;
-	struct open_how	 how;
-	char		 buf[PATH_MAX + 64];
-	int		 dfd, fd, n, saved;
-
-	if (pid <= 0)
-		return open(path, SYMFILE_OPEN_FLAGS);
-	if (!no_openat2) {
-		snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
-		if ((dfd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-			return -1;
-		memset(&how, 0, sizeof(how));
-		how.flags = SYMFILE_OPEN_FLAGS;
-		how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-		fd = syscall(SYS_openat2, dfd, path, &how, sizeof(how));
-		saved = errno;
-		close(dfd);
-		if (fd != -1 || (saved != ENOSYS && saved != EPERM)) {
-			errno = saved;
-			return fd;
-		}
-		no_openat2 = 1;
-	}
-	n = snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, path);
-	if (n < 0 || (size_t)n >= sizeof(buf)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return open(buf, SYMFILE_OPEN_FLAGS | O_NOFOLLOW);
-}
-
-/*
- * len bytes of pid's memory at addr (its vDSO): one process_vm_readv(2),
- * which needs no path walk, else through /proc/PID/mem.
- */
-int
-symfile_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec	 local, remote;
-	char		 path[64];
-	ssize_t		 n;
-	int		 fd;
-
-	local.iov_base = buf;
-	local.iov_len = len;
-	remote.iov_base = (void *)(uintptr_t)addr;
-	remote.iov_len = len;
-	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	do
-		n = pread(fd, buf, len, (off_t)addr);
-	while (n == -1 && errno == EINTR);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
-}
 
 /* What identifies the file's contents: its build id, and its .symtab. */
 void

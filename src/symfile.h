@@ -39,8 +39,6 @@ struct symfile_ctx {
 	ino_t		 ino;
 };
 
-int		 symfile_open_in_root(pid_t, const char *);
-int		 symfile_read_mem(pid_t, uint64_t, void *, size_t);
 void		 symfile_identify(struct symfile *, struct elf_file *);
 void		 symfile_load(struct symfile *, struct elf_file *,
 		    const struct symfile_ctx *);
