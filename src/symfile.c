@@ -37,59 +37,64 @@ symfile_identify(struct symfile *sf, struct elf_file *ef)
 }
 
 /*
- * The .symtab of a stripped file's debug file, or of its MiniDebugInfo,
- * into b.  The files stay open in df and *mef (and *mini) until the
- * caller has finished b.
+ * The debug file of a stripped file that has a .symtab, as the process
+ * of ctx sees it: by build id or .gnu_debuglink, following at most
+ * DEBUGINFO_DEPTH_MAX links.  What it found stays open in d (d->ef
+ * NULL: none) until symfile_debug_close.
  */
-static void
-symfile_debug(struct symfile *sf, struct elf_file *ef,
-    const struct symfile_ctx *ctx, struct symtab_builder *b,
-    struct debuginfo_file *df, size_t *ndf, struct elf_file **mef,
-    void **mini)
+void
+symfile_debug_find(struct symfile_debug *d, const struct symfile *sf,
+    struct elf_file *ef, const struct symfile_ctx *ctx)
 {
 	struct debuginfo_ctx	 dctx;
 	struct debuginfo_seen	 seen;
 	struct elf_file		*cur = ef;
-	size_t			 len;
 
+	memset(d, 0, sizeof(*d));
 	memset(&dctx, 0, sizeof(dctx));
 	dctx.pid = ctx->pid;
 	dctx.path = ctx->path;
 	dctx.dirs = ctx->debug_dirs;
 	memset(&seen, 0, sizeof(seen));
 	debuginfo_seen_add(&seen, ctx->dev, ctx->ino);
-	while (*ndf < DEBUGINFO_DEPTH_MAX && debuginfo_find(&df[*ndf], cur,
-	    sf->build_id, sf->build_id_len, &dctx, &seen) == 0) {
-		cur = df[*ndf].ef;
-		(*ndf)++;
-		if (elf_file_has_symtab(cur)) {
-			elf_file_symbols(cur, b, ELF_FILE_SYMTAB);
-			sf->sources |= strcmp(df[*ndf - 1].how, "build-id") ==
-			    0 ? SYMFILE_BUILD_ID : SYMFILE_DEBUGLINK;
+	while (d->ndf < DEBUGINFO_DEPTH_MAX && debuginfo_find(&d->df[d->ndf],
+	    cur, sf->build_id, sf->build_id_len, &dctx, &seen) == 0) {
+		cur = d->df[d->ndf++].ef;
+		if (elf_file_has_symtab(cur) &&
+		    fstat(d->df[d->ndf - 1].fd, &d->sb) == 0) {
+			d->ef = cur;
+			d->source = strcmp(d->df[d->ndf - 1].how,
+			    "build-id") == 0 ? SYMFILE_BUILD_ID :
+			    SYMFILE_DEBUGLINK;
 			return;
 		}
 	}
-	if ((*mini = debuginfo_mini(ef, &len)) == NULL)
-		return;
-	if ((*mef = elf_file_open_mem(*mini, len)) == NULL) {
-		log_debug("%s: .gnu_debugdata is not an ELF file",
-		    ctx->path != NULL ? ctx->path : "?");
-		return;
-	}
-	elf_file_symbols(*mef, b, ELF_FILE_SYMTAB);
-	sf->sources |= SYMFILE_MINIDEBUG;
 }
 
-/* Read the symbols of an open ELF file, identified already, into sf. */
+void
+symfile_debug_close(struct symfile_debug *d)
+{
+	size_t	 i;
+
+	for (i = 0; i < d->ndf; i++)
+		debuginfo_close(&d->df[i]);
+	d->ndf = 0;
+	d->ef = NULL;
+}
+
+/*
+ * Read the symbols of an open ELF file, identified already, into sf:
+ * for a stripped one, those of its debug file d found (NULL or none:
+ * of its MiniDebugInfo) and its .dynsym.
+ */
 void
 symfile_load(struct symfile *sf, struct elf_file *ef,
-    const struct symfile_ctx *ctx)
+    const struct symfile_debug *d, const char *name)
 {
-	struct debuginfo_file	 df[DEBUGINFO_DEPTH_MAX];
 	struct symtab_builder	*b;
 	struct elf_file		*mef = NULL;
 	void			*mini = NULL;
-	size_t			 ndf = 0, i, n;
+	size_t			 n, len;
 
 	if ((sf->segs = elf_file_segments(ef, &sf->nsegs)) == NULL)
 		return;
@@ -98,7 +103,17 @@ symfile_load(struct symfile *sf, struct elf_file *ef,
 		elf_file_symbols(ef, b, ELF_FILE_SYMTAB | ELF_FILE_DYNSYM);
 		sf->sources |= SYMFILE_SYMTAB;
 	} else {
-		symfile_debug(sf, ef, ctx, b, df, &ndf, &mef, &mini);
+		if (d != NULL && d->ef != NULL) {
+			elf_file_symbols(d->ef, b, ELF_FILE_SYMTAB);
+			sf->sources |= d->source;
+		} else if ((mini = debuginfo_mini(ef, &len)) != NULL) {
+			if ((mef = elf_file_open_mem(mini, len)) != NULL) {
+				elf_file_symbols(mef, b, ELF_FILE_SYMTAB);
+				sf->sources |= SYMFILE_MINIDEBUG;
+			} else
+				log_debug("%s: .gnu_debugdata is not an ELF "
+				    "file", name != NULL ? name : "?");
+		}
 		n = symtab_builder_count(b);
 		elf_file_symbols(ef, b, ELF_FILE_DYNSYM);
 		if (symtab_builder_count(b) > n)
@@ -109,8 +124,6 @@ symfile_load(struct symfile *sf, struct elf_file *ef,
 	sf->symtab = symtab_builder_finish(b);
 	elf_file_close(mef);
 	free(mini);
-	for (i = 0; i < ndf; i++)
-		debuginfo_close(&df[i]);
 }
 
 /* An ELF image in memory: the vDSO. */

@@ -2,9 +2,11 @@
 #define EBPFSPY_SYMFILE_H
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "debuginfo.h"
 #include "elf.h"
 
 struct gopclntab;
@@ -39,9 +41,22 @@ struct symfile_ctx {
 	ino_t		 ino;
 };
 
+/* The debug file a stripped file's names come from, found and open. */
+struct symfile_debug {
+	struct debuginfo_file	 df[DEBUGINFO_DEPTH_MAX];
+	size_t			 ndf;
+	struct elf_file		*ef;	/* the one with a .symtab, or NULL */
+	unsigned int		 source;	/* SYMFILE_BUILD_ID, _DEBUGLINK */
+	struct stat		 sb;	/* ef's file */
+};
+
 void		 symfile_identify(struct symfile *, struct elf_file *);
-void		 symfile_load(struct symfile *, struct elf_file *,
+void		 symfile_debug_find(struct symfile_debug *,
+		    const struct symfile *, struct elf_file *,
 		    const struct symfile_ctx *);
+void		 symfile_debug_close(struct symfile_debug *);
+void		 symfile_load(struct symfile *, struct elf_file *,
+		    const struct symfile_debug *, const char *);
 int		 symfile_load_mem(struct symfile *, const void *, size_t);
 void		 symfile_release(struct symfile *);
 size_t		 symfile_count(const struct symfile *);
