@@ -45,7 +45,6 @@
 #define DEBUGINFO_CRC_CHUNK	(64 * 1024)
 /* No debug file is this big; a file that claims to be is not read. */
 #define DEBUGINFO_FILE_MAX	(8ULL * 1024 * 1024 * 1024)
-#define DEBUGINFO_MINI_IN_MAX	(64 * 1024 * 1024)
 #define DEBUGINFO_MINI_OUT_MAX	(128 * 1024 * 1024)
 #define DEBUGINFO_LZMA_MEMLIMIT	(64 * 1024 * 1024)
 
@@ -324,10 +323,11 @@ debuginfo_close(struct debuginfo_file *df)
 /*
  * MiniDebugInfo: the decompressed contents of .gnu_debugdata, an ELF
  * file with a .symtab of the functions .dynsym lacks.  NULL when there
- * is none, or it is damaged or too big.
+ * is none, or it is damaged, or (errno EFBIG) bigger than max bytes,
+ * compressed or not: a few KB of xz can claim gigabytes.
  */
 void *
-debuginfo_mini(struct elf_file *ef, size_t *outlen)
+debuginfo_mini(struct elf_file *ef, size_t max, size_t *outlen)
 {
 	lzma_stream		 strm = LZMA_STREAM_INIT;
 	struct elf_file_scn	 sc;
@@ -335,19 +335,28 @@ debuginfo_mini(struct elf_file *ef, size_t *outlen)
 	uint8_t			*in, *out = NULL;
 	size_t			 cap;
 
-	if (elf_file_section(ef, ".gnu_debugdata", &sc) == -1)
+	if (max == 0 || max > DEBUGINFO_MINI_OUT_MAX)
+		max = DEBUGINFO_MINI_OUT_MAX;
+	if (elf_file_section(ef, ".gnu_debugdata", &sc) == -1) {
+		errno = ENOENT;
 		return NULL;
-	if ((in = elf_file_section_data(ef, &sc, DEBUGINFO_MINI_IN_MAX)) ==
-	    NULL)
+	}
+	if (sc.size > max) {
+		errno = EFBIG;
 		return NULL;
+	}
+	if ((in = elf_file_section_data(ef, &sc, max)) == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (lzma_stream_decoder(&strm, DEBUGINFO_LZMA_MEMLIMIT, 0) !=
 	    LZMA_OK) {
 		free(in);
 		return NULL;
 	}
 	cap = sc.size * 4 < 64 * 1024 ? 64 * 1024 : sc.size * 4;
-	if (cap > DEBUGINFO_MINI_OUT_MAX)
-		cap = DEBUGINFO_MINI_OUT_MAX;
+	if (cap > max)
+		cap = max;
 	out = xmalloc(cap);
 	strm.next_in = in;
 	strm.avail_in = sc.size;
@@ -362,10 +371,15 @@ debuginfo_mini(struct elf_file *ef, size_t *outlen)
 			goto bad;
 		if (strm.avail_out > 0)
 			continue;
-		if (cap >= DEBUGINFO_MINI_OUT_MAX)
-			goto bad;
-		cap = cap * 2 > DEBUGINFO_MINI_OUT_MAX ?
-		    DEBUGINFO_MINI_OUT_MAX : cap * 2;
+		if (cap >= max) {
+			log_debug(".gnu_debugdata: more than %zu bytes", max);
+			lzma_end(&strm);
+			free(in);
+			free(out);
+			errno = EFBIG;
+			return NULL;
+		}
+		cap = cap * 2 > max ? max : cap * 2;
 		out = xreallocarray(out, cap, 1);
 		strm.next_out = out + strm.total_out;
 		strm.avail_out = cap - strm.total_out;
@@ -379,6 +393,8 @@ bad:
 	lzma_end(&strm);
 	free(in);
 	free(out);
+	/* A dictionary over the memory limit is a bound too. */
+	errno = ret == LZMA_MEMLIMIT_ERROR ? EFBIG : EINVAL;
 	return NULL;
 }
 

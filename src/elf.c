@@ -520,6 +520,10 @@ elf_file_symtab(struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh,
 	    gelf_getshdr(strscn, &strsh) == NULL ||
 	    strsh.sh_type != SHT_STRTAB)
 		return;
+	/* Over the table's bounds: refused before anything is read. */
+	if (!symtab_builder_fits(b, sh->sh_size / sh->sh_entsize,
+	    strsh.sh_size))
+		return;
 	if ((syms = elf_file_raw(ef, sh->sh_offset, sh->sh_size)) == NULL ||
 	    !elf_file_range_ok(ef, strsh.sh_offset, strsh.sh_size))
 		return;

@@ -34,6 +34,7 @@
  */
 #include <sys/types.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -673,15 +674,20 @@ bad:
 	return NULL;
 }
 
-/* The Go functions of ef, NULL if it has no pclntab we can read. */
+/*
+ * The Go functions of ef, NULL if it has no pclntab we can read, or
+ * one of more than max_funcs functions (errno EFBIG) or max_names bytes
+ * of names (EOVERFLOW); 0: no bound.
+ */
 struct gopclntab *
-gopclntab_read(struct elf_file *ef)
+gopclntab_read(struct elf_file *ef, size_t max_funcs, size_t max_names)
 {
 	struct gopclntab_img	 img;
 	struct gopclntab_hdr	 h;
 	struct gopclntab	*g = NULL;
 	struct elf_file_scn	 sc;
 	uint8_t			*p;
+	int			 over = 0;
 
 	if (elf_file_section(ef, ".gopclntab", &sc) == -1 &&
 	    elf_file_section_suffix(ef, ".gopclntab", &sc) == -1)
@@ -697,17 +703,29 @@ gopclntab_read(struct elf_file *ef)
 		if (h.version != 116 && h.text == 0)
 			h.text = gopclntab_reloc(&img, sc.addr + 8 +
 			    2 * h.ptrsize, 0);
-		g = gopclntab_parse(&img, &h);
+		if (max_funcs > 0 && h.nfunc > max_funcs)
+			over = EFBIG;
+		else if (max_names > 0 && h.names_len > max_names)
+			over = EOVERFLOW;
+		if (over != 0)
+			log_debug("gopclntab: %llu functions, %zu bytes of "
+			    "names: over the bounds", (unsigned long long)
+			    h.nfunc, h.names_len);
+		else
+			g = gopclntab_parse(&img, &h);
 	}
-	if (g == NULL)
-		log_debug("gopclntab: not a table we can read");
-	else
+	if (g == NULL) {
+		if (over == 0)
+			log_debug("gopclntab: not a table we can read");
+	} else
 		log_debug("gopclntab: Go %d.%d format, %zu functions, %zu "
 		    "inlined ranges", g->version / 100, g->version % 100,
 		    g->funcs->n, g->ninl);
 	free(img.sec);
 	free(img.rel);
 	free(p);
+	if (over != 0)
+		errno = over;
 	return g;
 }
 

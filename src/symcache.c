@@ -301,7 +301,7 @@ symcache_lookup(struct symcache *c, int fd, const struct stat *sb,
 		    symcache_alias(c, g, &kr) : g;
 	}
 	c->misses++;
-	symfile_load(&f->sf, ef, &d, name);
+	symfile_load(&f->sf, ef, &d, &c->lim, name);
 	symfile_debug_close(&d);
 	elf_file_close(ef);
 	close(fd);
@@ -543,6 +543,7 @@ void
 symcache_configure(struct symcache *c, const struct config *conf)
 {
 	struct symcache_file	*f;
+	struct symfile_limits	 lim;
 	const char		*dirs;
 
 	c->max_files = conf->symbol_cache_files > 0 ?
@@ -561,13 +562,22 @@ symcache_configure(struct symcache *c, const struct config *conf)
 		}
 		c->demangle = conf->demangle;
 	}
+	memset(&lim, 0, sizeof(lim));
+	lim.max_symbols = conf->symbol_max_symbols;
+	lim.max_names = conf->symbol_max_bytes;
+	lim.max_debugdata = conf->symbol_max_debugdata;
 	dirs = conf->debug_dirs != NULL ? conf->debug_dirs : "";
-	if (c->debug_dirs == NULL || strcmp(c->debug_dirs, dirs) != 0) {
-		/* Tables read without the new debug files: read again. */
+	if (c->debug_dirs == NULL || strcmp(c->debug_dirs, dirs) != 0 ||
+	    memcmp(&c->lim, &lim, sizeof(lim)) != 0) {
+		/*
+		 * Tables read without the new debug files, or refused by
+		 * other bounds: read again.
+		 */
 		while (c->tail != NULL)
 			symcache_evict(c, c->tail);
 		free(c->debug_dirs);
 		c->debug_dirs = xstrdup(dirs);
+		c->lim = lim;
 	}
 	symcache_trim(c);
 }

@@ -67,6 +67,7 @@ struct symcache {
 	uint64_t		 max_rounds;
 	int			 demangle;	/* enum config_demangle */
 	char			*debug_dirs;
+	struct symfile_limits	 lim;		/* of a table's build */
 	uint64_t		 round;
 	struct symcache_alias	**ino;
 	size_t			 ino_size, ino_n;

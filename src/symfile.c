@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,23 +83,59 @@ symfile_debug_close(struct symfile_debug *d)
 	d->ef = NULL;
 }
 
+/* Counted for the whole daemon: a file refused is one event. */
+static struct symfile_stats symfile_refused;
+
+/* Say and count what a file's bounds refused: SYMTAB_REFUSED_*, mini. */
+static void
+symfile_refuse(const char *name, unsigned int why, int mini,
+    const struct symfile_limits *lim)
+{
+	if (why & SYMTAB_REFUSED_SYMBOLS) {
+		symfile_refused.refused_symbols++;
+		log_warnx("%s: more than max_symbols_per_file (%zu) "
+		    "symbols: refused", name, lim->max_symbols);
+	}
+	if (why & SYMTAB_REFUSED_NAMES) {
+		symfile_refused.refused_names++;
+		log_warnx("%s: more than max_symbol_bytes_per_file (%zu) "
+		    "bytes of names: refused", name, lim->max_names);
+	}
+	if (mini) {
+		symfile_refused.refused_debugdata++;
+		log_warnx("%s: .gnu_debugdata over max_debugdata_bytes "
+		    "(%zu): refused", name, lim->max_debugdata);
+	}
+}
+
 /*
  * Read the symbols of an open ELF file, identified already, into sf:
  * for a stripped one, those of its debug file d found (NULL or none:
- * of its MiniDebugInfo) and its .dynsym.
+ * of its MiniDebugInfo) and its .dynsym.  What is over the bounds lim
+ * is not read: a symbol table, MiniDebugInfo or Go table over them
+ * gives no names, the others still do.
  */
 void
 symfile_load(struct symfile *sf, struct elf_file *ef,
-    const struct symfile_debug *d, const char *name)
+    const struct symfile_debug *d, const struct symfile_limits *lim,
+    const char *name)
 {
+	static const struct symfile_limits none;
 	struct symtab_builder	*b;
 	struct elf_file		*mef = NULL;
 	void			*mini = NULL;
 	size_t			 n, len;
+	unsigned int		 go_over = 0;
+	int			 mini_over = 0;
 
+	if (lim == NULL)
+		lim = &none;
+	if (name == NULL)
+		name = "?";
 	if ((sf->segs = elf_file_segments(ef, &sf->nsegs)) == NULL)
 		return;
 	b = symtab_builder_create();
+	symtab_builder_limit(b, lim->max_symbols, lim->max_names);
 	if (sf->has_symtab) {
 		elf_file_symbols(ef, b, ELF_FILE_SYMTAB | ELF_FILE_DYNSYM);
 		sf->sources |= SYMFILE_SYMTAB;
@@ -106,24 +143,52 @@ symfile_load(struct symfile *sf, struct elf_file *ef,
 		if (d != NULL && d->ef != NULL) {
 			elf_file_symbols(d->ef, b, ELF_FILE_SYMTAB);
 			sf->sources |= d->source;
-		} else if ((mini = debuginfo_mini(ef, &len)) != NULL) {
+		} else if ((errno = 0, mini = debuginfo_mini(ef,
+		    lim->max_debugdata, &len)) != NULL) {
 			if ((mef = elf_file_open_mem(mini, len)) != NULL) {
 				elf_file_symbols(mef, b, ELF_FILE_SYMTAB);
 				sf->sources |= SYMFILE_MINIDEBUG;
 			} else
 				log_debug("%s: .gnu_debugdata is not an ELF "
-				    "file", name != NULL ? name : "?");
-		}
+				    "file", name);
+		} else
+			mini_over = errno == EFBIG;
 		n = symtab_builder_count(b);
 		elf_file_symbols(ef, b, ELF_FILE_DYNSYM);
 		if (symtab_builder_count(b) > n)
 			sf->sources |= SYMFILE_DYNSYM;
 	}
-	if ((sf->go = gopclntab_read(ef)) != NULL)
+	errno = 0;
+	if ((sf->go = gopclntab_read(ef, lim->max_symbols,
+	    lim->max_names)) != NULL)
 		sf->sources |= SYMFILE_GO;
+	else if (errno == EFBIG)
+		go_over = SYMTAB_REFUSED_SYMBOLS;
+	else if (errno == EOVERFLOW)
+		go_over = SYMTAB_REFUSED_NAMES;
+	if (symtab_builder_refused(b) != 0 || mini_over || go_over)
+		symfile_refuse(name, symtab_builder_refused(b) | go_over,
+		    mini_over, lim);
 	sf->symtab = symtab_builder_finish(b);
 	elf_file_close(mef);
 	free(mini);
+}
+
+void
+symfile_stats(struct symfile_stats *st)
+{
+	*st = symfile_refused;
+}
+
+void
+symfile_log_state(void)
+{
+	log_info("symbols: tables refused over their bounds: %llu over "
+	    "max_symbols_per_file, %llu over max_symbol_bytes_per_file, "
+	    "%llu over max_debugdata_bytes",
+	    (unsigned long long)symfile_refused.refused_symbols,
+	    (unsigned long long)symfile_refused.refused_names,
+	    (unsigned long long)symfile_refused.refused_debugdata);
 }
 
 /* An ELF image in memory: the vDSO. */

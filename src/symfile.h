@@ -32,6 +32,23 @@ struct symfile {
 	unsigned int		 sources;
 };
 
+/*
+ * Bounds of one file's table build ([symbols] max_symbols_per_file,
+ * max_symbol_bytes_per_file, max_debugdata_bytes); 0: none.
+ */
+struct symfile_limits {
+	size_t		 max_symbols;	/* entries of a symbol table, Go funcs */
+	size_t		 max_names;	/* bytes of a table's names */
+	size_t		 max_debugdata;	/* .gnu_debugdata, decompressed */
+};
+
+/* Tables refused over those bounds since start, by bound. */
+struct symfile_stats {
+	uint64_t	 refused_symbols;
+	uint64_t	 refused_names;
+	uint64_t	 refused_debugdata;
+};
+
 /* The file being loaded, for finding its debug files. */
 struct symfile_ctx {
 	pid_t		 pid;		/* 0: a file of the host */
@@ -56,7 +73,10 @@ void		 symfile_debug_find(struct symfile_debug *,
 		    const struct symfile_ctx *);
 void		 symfile_debug_close(struct symfile_debug *);
 void		 symfile_load(struct symfile *, struct elf_file *,
-		    const struct symfile_debug *, const char *);
+		    const struct symfile_debug *, const struct symfile_limits *,
+		    const char *);
+void		 symfile_stats(struct symfile_stats *);
+void		 symfile_log_state(void);
 int		 symfile_load_mem(struct symfile *, const void *, size_t);
 void		 symfile_release(struct symfile *);
 size_t		 symfile_count(const struct symfile *);
