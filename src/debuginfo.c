@@ -253,7 +253,7 @@ debuginfo_by_link(struct debuginfo_file *df, struct elf_file *ef,
 	size_t			 n;
 	int			 i;
 
-	if (elf_file_debuglink(ef, name, sizeof(name), &w.crc) == -1)
+	if (elf_section_debuglink(ef, name, sizeof(name), &w.crc) == -1)
 		return -1;
 	if (ctx->path == NULL || ctx->path[0] != '/' ||
 	    (slash = strrchr(ctx->path, '/')) == NULL ||
@@ -337,7 +337,7 @@ debuginfo_mini(struct elf_file *ef, size_t max, size_t *outlen)
 
 	if (max == 0 || max > DEBUGINFO_MINI_OUT_MAX)
 		max = DEBUGINFO_MINI_OUT_MAX;
-	if (elf_file_section(ef, ".gnu_debugdata", &sc) == -1) {
+	if (elf_section_find(ef, ".gnu_debugdata", &sc) == -1) {
 		errno = ENOENT;
 		return NULL;
 	}
@@ -345,7 +345,7 @@ debuginfo_mini(struct elf_file *ef, size_t max, size_t *outlen)
 		errno = EFBIG;
 		return NULL;
 	}
-	if ((in = elf_file_section_data(ef, &sc, max)) == NULL) {
+	if ((in = elf_section_data(ef, &sc, max)) == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}

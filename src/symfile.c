@@ -137,16 +137,17 @@ symfile_load(struct symfile *sf, struct elf_file *ef,
 	b = symtab_builder_create();
 	symtab_builder_limit(b, lim->max_symbols, lim->max_names);
 	if (sf->has_symtab) {
-		elf_file_symbols(ef, b, ELF_FILE_SYMTAB | ELF_FILE_DYNSYM);
+		elf_symbols_read(ef, b, ELF_SYMBOLS_SYMTAB |
+		    ELF_SYMBOLS_DYNSYM);
 		sf->sources |= SYMFILE_SYMTAB;
 	} else {
 		if (d != NULL && d->ef != NULL) {
-			elf_file_symbols(d->ef, b, ELF_FILE_SYMTAB);
+			elf_symbols_read(d->ef, b, ELF_SYMBOLS_SYMTAB);
 			sf->sources |= d->source;
 		} else if ((errno = 0, mini = debuginfo_mini(ef,
 		    lim->max_debugdata, &len)) != NULL) {
 			if ((mef = elf_file_open_mem(mini, len)) != NULL) {
-				elf_file_symbols(mef, b, ELF_FILE_SYMTAB);
+				elf_symbols_read(mef, b, ELF_SYMBOLS_SYMTAB);
 				sf->sources |= SYMFILE_MINIDEBUG;
 			} else
 				log_debug("%s: .gnu_debugdata is not an ELF "
@@ -154,7 +155,7 @@ symfile_load(struct symfile *sf, struct elf_file *ef,
 		} else
 			mini_over = errno == EFBIG;
 		n = symtab_builder_count(b);
-		elf_file_symbols(ef, b, ELF_FILE_DYNSYM);
+		elf_symbols_read(ef, b, ELF_SYMBOLS_DYNSYM);
 		if (symtab_builder_count(b) > n)
 			sf->sources |= SYMFILE_DYNSYM;
 	}
@@ -203,7 +204,8 @@ symfile_load_mem(struct symfile *sf, const void *mem, size_t len)
 	symfile_identify(sf, ef);
 	if ((sf->segs = elf_file_segments(ef, &sf->nsegs)) != NULL) {
 		b = symtab_builder_create();
-		elf_file_symbols(ef, b, ELF_FILE_SYMTAB | ELF_FILE_DYNSYM);
+		elf_symbols_read(ef, b, ELF_SYMBOLS_SYMTAB |
+		    ELF_SYMBOLS_DYNSYM);
 		sf->symtab = symtab_builder_finish(b);
 		sf->sources |= SYMFILE_DYNSYM;
 	}

@@ -37,7 +37,7 @@ struct symfile {
  * max_symbol_bytes_per_file, max_debugdata_bytes); 0: none.
  */
 struct symfile_limits {
-	size_t		 max_symbols;	/* entries of a symbol table, Go funcs */
+	size_t		 max_symbols;	/* a symbol table's entries */
 	size_t		 max_names;	/* bytes of a table's names */
 	size_t		 max_debugdata;	/* .gnu_debugdata, decompressed */
 };
@@ -63,7 +63,7 @@ struct symfile_debug {
 	struct debuginfo_file	 df[DEBUGINFO_DEPTH_MAX];
 	size_t			 ndf;
 	struct elf_file		*ef;	/* the one with a .symtab, or NULL */
-	unsigned int		 source;	/* SYMFILE_BUILD_ID, _DEBUGLINK */
+	unsigned int		 source;	/* SYMFILE_BUILD_ID... */
 	struct stat		 sb;	/* ef's file */
 };
 
