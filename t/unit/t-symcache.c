@@ -5,6 +5,7 @@
  * binary, the same inode in three roots, is named from the debug file of
  * each root, whichever root came first: a container's planted debug file
  * names nothing outside it, and its own is not shadowed by another's.
+ * And a link out of a root is not followed to the host's file.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -218,6 +219,42 @@ test_debug_per_root(struct symcache *c, pid_t a, pid_t b, pid_t cc)
 	symcache_put(c, fc);
 }
 
+/*
+ * A link in the process's root to a host directory that holds the
+ * mapped inode: the path through /proc/PID/root used to follow it to
+ * the host (an absolute link is resolved against our root there) and
+ * open the host's file; resolved inside the root, it names nothing, and
+ * the mapping (not a real one here) cannot be opened by map_files.
+ */
+static void
+test_link_out(struct symcache *c, pid_t b)
+{
+	struct procmaps_entry	 me;
+	struct symcache_file	*f;
+	struct stat		 sb;
+
+	if (fx_sh("mkdir -p %s/hostonly && cp %s/real %s/hostonly/app && "
+	    "ln -s %s/hostonly %s/rootb/escape", dir, dir, dir, dir,
+	    dir) == -1 || stat(dpath("hostonly/app"), &sb) == -1) {
+		ok(0, "a link out of root b");
+		return;
+	}
+	memset(&me, 0, sizeof(me));
+	me.start = 0x7f0000000000;
+	me.end = 0x7f0000001000;
+	me.inode = sb.st_ino;
+	me.dev_major = major(sb.st_dev);
+	me.dev_minor = minor(sb.st_dev);
+	me.kind = PROCMAPS_FILE;
+	me.path = "/escape/app";
+	f = symcache_get(c, b, &me);
+	ok(f != NULL && symcache_file_count(f) == 0,
+	    "root b: /escape/app, a link to a host directory, is not "
+	    "opened on the host (%zu symbols)",
+	    f != NULL ? symcache_file_count(f) : 0);
+	symcache_put(c, f);
+}
+
 int
 main(void)
 {
@@ -242,6 +279,7 @@ main(void)
 	c = symcache_create(conf);
 	test_same_build_id(c, a, b);
 	test_debug_per_root(c, a, b, cc);
+	test_link_out(c, b);
 	symcache_free(c);
 	config_free(conf);
 	unjail(a);
