@@ -8,8 +8,8 @@
  * the rest.  By .gnu_debuglink NAME, as gdb looks: DIR/NAME,
  * DIR/.debug/NAME and D/DIR/NAME, DIR the directory of the file.  A
  * process in a container has its debug files in its own root: every
- * path is tried through /proc/PID/root first (resolved inside that root,
- * so a symlink there cannot lead out of it), then on the host.
+ * path is tried in that root first (proc_root.c: resolved inside it, so
+ * a symlink there cannot lead out of it), then on the host.
  *
  * Every candidate is untrusted: it must be a regular file, an ELF file
  * we can read, with the same build id (by build id), or the CRC-32 the
@@ -19,8 +19,8 @@
  * so a loop of links ends.
  *
  * MiniDebugInfo is decompressed with liblzma into memory, with a memory
- * limit for the decoder and a limit on the output, whatever the stream
- * claims.
+ * limit for the decoder and the caller's limit on the input and the
+ * output (max_debugdata_bytes), whatever the stream claims.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
