@@ -87,6 +87,9 @@ struct config {
 	long long	 symbol_cache_files;
 	long long	 symbol_cache_rounds;
 	long long	 symbol_cache_bytes;
+	long long	 symbol_max_symbols;	/* per file */
+	long long	 symbol_max_bytes;	/* of names, per file */
+	long long	 symbol_max_debugdata;	/* bytes */
 	int		 demangle;		/* enum config_demangle */
 	char		*debug_dirs;		/* "/dir:/dir" */
 	int		 perf_maps;

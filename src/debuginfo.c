@@ -8,8 +8,8 @@
  * the rest.  By .gnu_debuglink NAME, as gdb looks: DIR/NAME,
  * DIR/.debug/NAME and D/DIR/NAME, DIR the directory of the file.  A
  * process in a container has its debug files in its own root: every
- * path is tried through /proc/PID/root first (resolved inside that root,
- * so a symlink there cannot lead out of it), then on the host.
+ * path is tried in that root first (proc_root.c: resolved inside it, so
+ * a symlink there cannot lead out of it), then on the host.
  *
  * Every candidate is untrusted: it must be a regular file, an ELF file
  * we can read, with the same build id (by build id), or the CRC-32 the
@@ -19,8 +19,8 @@
  * so a loop of links ends.
  *
  * MiniDebugInfo is decompressed with liblzma into memory, with a memory
- * limit for the decoder and a limit on the output, whatever the stream
- * claims.
+ * limit for the decoder and the caller's limit on the input and the
+ * output (max_debugdata_bytes), whatever the stream claims.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -39,13 +39,12 @@
 #include "debuginfo.h"
 #include "elf.h"
 #include "log.h"
-#include "symfile.h"
+#include "proc_root.h"
 #include "xmalloc.h"
 
 #define DEBUGINFO_CRC_CHUNK	(64 * 1024)
 /* No debug file is this big; a file that claims to be is not read. */
 #define DEBUGINFO_FILE_MAX	(8ULL * 1024 * 1024 * 1024)
-#define DEBUGINFO_MINI_IN_MAX	(64 * 1024 * 1024)
 #define DEBUGINFO_MINI_OUT_MAX	(128 * 1024 * 1024)
 #define DEBUGINFO_LZMA_MEMLIMIT	(64 * 1024 * 1024)
 
@@ -152,14 +151,15 @@ debuginfo_try(struct debuginfo_file *df, const char *path,
     const struct debuginfo_ctx *ctx, int host, const struct debuginfo_want *w,
     struct debuginfo_seen *seen)
 {
-	int	 fd, pass;
+	struct stat	 sb;
+	int		 fd, pass;
 
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == 0 && ctx->pid <= 0)
 			continue;
 		if (pass == 1 && !host)
 			continue;
-		fd = symfile_open_in_root(pass == 0 ? ctx->pid : 0, path);
+		fd = proc_root_open(pass == 0 ? ctx->pid : 0, path, &sb);
 		if (fd == -1)
 			continue;
 		if (debuginfo_check(df, fd, path, w, seen) == 0) {
@@ -253,7 +253,7 @@ debuginfo_by_link(struct debuginfo_file *df, struct elf_file *ef,
 	size_t			 n;
 	int			 i;
 
-	if (elf_file_debuglink(ef, name, sizeof(name), &w.crc) == -1)
+	if (elf_section_debuglink(ef, name, sizeof(name), &w.crc) == -1)
 		return -1;
 	if (ctx->path == NULL || ctx->path[0] != '/' ||
 	    (slash = strrchr(ctx->path, '/')) == NULL ||
@@ -323,10 +323,11 @@ debuginfo_close(struct debuginfo_file *df)
 /*
  * MiniDebugInfo: the decompressed contents of .gnu_debugdata, an ELF
  * file with a .symtab of the functions .dynsym lacks.  NULL when there
- * is none, or it is damaged or too big.
+ * is none, or it is damaged, or (errno EFBIG) bigger than max bytes,
+ * compressed or not: a few KB of xz can claim gigabytes.
  */
 void *
-debuginfo_mini(struct elf_file *ef, size_t *outlen)
+debuginfo_mini(struct elf_file *ef, size_t max, size_t *outlen)
 {
 	lzma_stream		 strm = LZMA_STREAM_INIT;
 	struct elf_file_scn	 sc;
@@ -334,19 +335,28 @@ debuginfo_mini(struct elf_file *ef, size_t *outlen)
 	uint8_t			*in, *out = NULL;
 	size_t			 cap;
 
-	if (elf_file_section(ef, ".gnu_debugdata", &sc) == -1)
+	if (max == 0 || max > DEBUGINFO_MINI_OUT_MAX)
+		max = DEBUGINFO_MINI_OUT_MAX;
+	if (elf_section_find(ef, ".gnu_debugdata", &sc) == -1) {
+		errno = ENOENT;
 		return NULL;
-	if ((in = elf_file_section_data(ef, &sc, DEBUGINFO_MINI_IN_MAX)) ==
-	    NULL)
+	}
+	if (sc.size > max) {
+		errno = EFBIG;
 		return NULL;
+	}
+	if ((in = elf_section_data(ef, &sc, max)) == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (lzma_stream_decoder(&strm, DEBUGINFO_LZMA_MEMLIMIT, 0) !=
 	    LZMA_OK) {
 		free(in);
 		return NULL;
 	}
 	cap = sc.size * 4 < 64 * 1024 ? 64 * 1024 : sc.size * 4;
-	if (cap > DEBUGINFO_MINI_OUT_MAX)
-		cap = DEBUGINFO_MINI_OUT_MAX;
+	if (cap > max)
+		cap = max;
 	out = xmalloc(cap);
 	strm.next_in = in;
 	strm.avail_in = sc.size;
@@ -361,10 +371,15 @@ debuginfo_mini(struct elf_file *ef, size_t *outlen)
 			goto bad;
 		if (strm.avail_out > 0)
 			continue;
-		if (cap >= DEBUGINFO_MINI_OUT_MAX)
-			goto bad;
-		cap = cap * 2 > DEBUGINFO_MINI_OUT_MAX ?
-		    DEBUGINFO_MINI_OUT_MAX : cap * 2;
+		if (cap >= max) {
+			log_debug(".gnu_debugdata: more than %zu bytes", max);
+			lzma_end(&strm);
+			free(in);
+			free(out);
+			errno = EFBIG;
+			return NULL;
+		}
+		cap = cap * 2 > max ? max : cap * 2;
 		out = xreallocarray(out, cap, 1);
 		strm.next_out = out + strm.total_out;
 		strm.avail_out = cap - strm.total_out;
@@ -378,6 +393,8 @@ bad:
 	lzma_end(&strm);
 	free(in);
 	free(out);
+	/* A dictionary over the memory limit is a bound too. */
+	errno = ret == LZMA_MEMLIMIT_ERROR ? EFBIG : EINVAL;
 	return NULL;
 }
 

@@ -38,7 +38,7 @@ int		 debuginfo_find(struct debuginfo_file *, struct elf_file *,
 		    struct debuginfo_seen *);
 void		 debuginfo_close(struct debuginfo_file *);
 void		 debuginfo_seen_add(struct debuginfo_seen *, dev_t, ino_t);
-void		*debuginfo_mini(struct elf_file *, size_t *);
+void		*debuginfo_mini(struct elf_file *, size_t, size_t *);
 int		 debuginfo_crc32(int, uint32_t *);
 const char	*debuginfo_dirs_check(const char *);
 

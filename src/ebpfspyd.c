@@ -32,6 +32,7 @@
 #include "resolve.h"
 #include "session.h"
 #include "sinks.h"
+#include "symfile.h"
 #include "watch.h"
 #include "xmalloc.h"
 
@@ -244,6 +245,7 @@ ebpfspyd_log_state(struct ebpfspyd *d)
 	    c->cpu ? "yes" : "no", c->offcpu ? "yes" : "no", c->output_dir);
 	pids_log_state(d->pids);
 	collect_log_state(d->collect);
+	symfile_log_state();
 	sinks_log_state(d->sinks);
 
 	/* The BPF counters, a few to a line. */

@@ -1,8 +1,8 @@
 /*
- * What symbolization needs from an ELF file, read with libelf: the build
- * id, the PT_LOAD segments, the function symbols of .symtab and .dynsym,
- * the .gnu_debuglink, and sections by name or address for the readers
- * of MiniDebugInfo and Go's pclntab.
+ * What symbolization needs from an ELF file, read with libelf: opening
+ * it, the build id, and the PT_LOAD segments.  Its symbol tables are
+ * elf_symbols.c's, its sections by name or address (for the readers of
+ * MiniDebugInfo, Go's pclntab and .gnu_debuglink) elf_section.c's.
  *
  * The file is untrusted.  libelf reading a file descriptor (ELF_C_READ)
  * trusts the header's counts, so elf_file_open checks the header, the
@@ -23,38 +23,14 @@
 #include "elf.h"
 #include <gelf.h>
 
+#include "elf_int.h"
+
 #include "log.h"
-#include "symtab.h"
 #include "xmalloc.h"
 
 /* Note sections are small; do not read a big one for a build id. */
 #define ELF_FILE_NOTE_MAX	(64 * 1024)
 #define ELF_FILE_SEGMENTS_MAX	256
-#define ELF_FILE_NAMES_SLACK	(64 * 1024)
-
-struct elf_file_section {
-	uint64_t	addr;
-	uint64_t	size;
-	uint64_t	flags;
-};
-
-/* Section contents we read, kept until elf_file_close. */
-struct elf_file_buf {
-	struct elf_file_buf	*next;
-	uint8_t			 data[];
-};
-
-struct elf_file {
-	Elf			*e;
-	int			 fd;
-	const uint8_t		*mem;
-	uint64_t		 size;		/* of the file */
-	int			 is64;
-	size_t			 shnum;
-	size_t			 phnum;
-	struct elf_file_section	*sections;	/* shnum, or NULL */
-	struct elf_file_buf	*bufs;
-};
 
 static int
 elf_file_init(void)
@@ -71,7 +47,7 @@ elf_file_init(void)
 	return 0;
 }
 
-static int
+int
 elf_file_pread(struct elf_file *ef, void *buf, size_t len, uint64_t off)
 {
 	ssize_t	 n;
@@ -88,7 +64,7 @@ elf_file_pread(struct elf_file *ef, void *buf, size_t len, uint64_t off)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
-static int
+int
 elf_file_range_ok(const struct elf_file *ef, uint64_t off, uint64_t len)
 {
 	return off <= ef->size && len <= ef->size - off;
@@ -293,7 +269,7 @@ elf_file_close(struct elf_file *ef)
  * elf_file_close: the image itself when it is in memory, else read
  * once (with pread, not through libelf, which would copy them again).
  */
-static const uint8_t *
+const uint8_t *
 elf_file_raw(struct elf_file *ef, uint64_t off, uint64_t len)
 {
 	struct elf_file_buf	*b;
@@ -468,148 +444,6 @@ elf_file_vaddr_to_offset(const struct elf_file_segment *v, size_t n,
 	return -1;
 }
 
-/* Symbol i of a raw symbol table, as a GElf_Sym. */
-static void
-elf_file_sym(const struct elf_file *ef, const uint8_t *p, size_t i,
-    GElf_Sym *sym)
-{
-	Elf64_Sym	 s64;
-	Elf32_Sym	 s32;
-
-	if (ef->is64) {
-		memcpy(&s64, p + i * sizeof(s64), sizeof(s64));
-		sym->st_name = s64.st_name;
-		sym->st_info = s64.st_info;
-		sym->st_shndx = s64.st_shndx;
-		sym->st_value = s64.st_value;
-		sym->st_size = s64.st_size;
-	} else {
-		memcpy(&s32, p + i * sizeof(s32), sizeof(s32));
-		sym->st_name = s32.st_name;
-		sym->st_info = s32.st_info;
-		sym->st_shndx = s32.st_shndx;
-		sym->st_value = s32.st_value;
-		sym->st_size = s32.st_size;
-	}
-}
-
-/*
- * The function symbols of one symbol table section.  The table and its
- * strings are read raw (native byte order and class: elf_file_check saw
- * to it) and the names borrowed from them until elf_file_close.
- */
-static void
-elf_file_symtab(struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh,
-    struct symtab_builder *b, int skip_known)
-{
-	const struct elf_file_section	*sec;
-	Elf_Scn				*strscn;
-	GElf_Shdr			 strsh;
-	GElf_Sym			 sym;
-	const uint8_t			*syms;
-	const char			*strs, *name;
-	uint64_t			 limit, budget, strsize;
-	size_t				 i, n, len;
-	int				 type, bind, prio;
-
-	if (sh->sh_entsize != (ef->is64 ? sizeof(Elf64_Sym) :
-	    sizeof(Elf32_Sym)) || sh->sh_type == SHT_NOBITS)
-		return;
-	if (sh->sh_link == 0 || sh->sh_link >= ef->shnum ||
-	    (strscn = elf_getscn(ef->e, sh->sh_link)) == NULL ||
-	    gelf_getshdr(strscn, &strsh) == NULL ||
-	    strsh.sh_type != SHT_STRTAB)
-		return;
-	if ((syms = elf_file_raw(ef, sh->sh_offset, sh->sh_size)) == NULL ||
-	    !elf_file_range_ok(ef, strsh.sh_offset, strsh.sh_size))
-		return;
-	/* Read when a name is wanted: .dynsym after .symtab may add none. */
-	strs = NULL;
-	strsize = strsh.sh_size;
-	budget = 2 * strsize + ELF_FILE_NAMES_SLACK;
-	n = sh->sh_size / sh->sh_entsize;
-	if (!skip_known)
-		symtab_builder_reserve(b, n);
-	for (i = 1; i < n; i++) {
-		elf_file_sym(ef, syms, i, &sym);
-		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
-			continue;
-		if (sym.st_name == 0 || sym.st_name >= strsize)
-			continue;
-		if (skip_known && symtab_builder_has(b, sym.st_value))
-			continue;
-		if (strs == NULL && (strs = (const char *)elf_file_raw(ef,
-		    strsh.sh_offset, strsize)) == NULL)
-			return;
-		name = strs + sym.st_name;
-		len = strnlen(name, strsize - sym.st_name);
-		if (len == 0 || len == strsize - sym.st_name)
-			continue;	/* not terminated in the table */
-		/*
-		 * Symbols may share a name, but a crafted file could point
-		 * millions at one long string: copy at most about what the
-		 * string table holds.
-		 */
-		if (len + 1 > budget) {
-			log_debug("symbol names over budget: rest skipped");
-			break;
-		}
-		budget -= len + 1;
-
-		/* A symbol of unknown size ends with its section. */
-		limit = sym.st_value;
-		if (sym.st_shndx < ef->shnum && ef->sections != NULL) {
-			sec = &ef->sections[sym.st_shndx];
-			if (sym.st_value >= sec->addr &&
-			    sym.st_value - sec->addr < sec->size)
-				limit = sec->addr + sec->size;
-		}
-		bind = GELF_ST_BIND(sym.st_info);
-		prio = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
-		if (symtab_builder_add(b, sym.st_value, sym.st_size, limit,
-		    name, len, prio) == -1)
-			break;
-	}
-}
-
-/*
- * Add the function symbols of .symtab and .dynsym (those of which asks
- * for) to b.  .dynsym holds the exported subset of .symtab, so when b
- * already has symbols (of .symtab, or of a debug file's) only the
- * addresses it lacks are taken from .dynsym: half the names to read,
- * copy and sort.
- */
-int
-elf_file_symbols(struct elf_file *ef, struct symtab_builder *b, int which)
-{
-	Elf_Scn		*scn = NULL, *symscn = NULL, *dynscn = NULL;
-	GElf_Shdr	 sh, symsh, dynsh;
-
-	while ((scn = elf_nextscn(ef->e, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		if (sh.sh_type == SHT_SYMTAB && symscn == NULL) {
-			symscn = scn;
-			symsh = sh;
-		} else if (sh.sh_type == SHT_DYNSYM && dynscn == NULL) {
-			dynscn = scn;
-			dynsh = sh;
-		}
-	}
-	if (symscn != NULL && (which & ELF_FILE_SYMTAB))
-		elf_file_symtab(ef, symscn, &symsh, b, 0);
-	if (dynscn != NULL && (which & ELF_FILE_DYNSYM)) {
-		if (symtab_builder_count(b) > 0)
-			symtab_builder_index(b);
-		elf_file_symtab(ef, dynscn, &dynsh, b,
-		    symtab_builder_count(b) > 0);
-	}
-	return 0;
-}
-
 uint64_t
 elf_file_size(const struct elf_file *ef)
 {
@@ -621,150 +455,4 @@ int
 elf_file_read(struct elf_file *ef, void *buf, size_t len, uint64_t off)
 {
 	return elf_file_pread(ef, buf, len, off);
-}
-
-static int
-elf_file_scn_get(struct elf_file *ef, Elf_Scn *scn, struct elf_file_scn *out)
-{
-	GElf_Shdr	 sh;
-
-	if (gelf_getshdr(scn, &sh) == NULL)
-		return -1;
-	out->addr = sh.sh_addr;
-	out->offset = sh.sh_offset;
-	out->size = sh.sh_size;
-	out->flags = sh.sh_flags;
-	out->type = sh.sh_type;
-	return 0;
-}
-
-static const char *
-elf_file_scn_name(struct elf_file *ef, Elf_Scn *scn)
-{
-	GElf_Shdr	 sh;
-	size_t		 shstrndx;
-
-	if (elf_getshdrstrndx(ef->e, &shstrndx) != 0 ||
-	    gelf_getshdr(scn, &sh) == NULL)
-		return NULL;
-	/* elf_strptr checks the offset and the termination. */
-	return elf_strptr(ef->e, shstrndx, sh.sh_name);
-}
-
-/* The section called name; -1 if there is none. */
-int
-elf_file_section(struct elf_file *ef, const char *name,
-    struct elf_file_scn *out)
-{
-	Elf_Scn		*scn = NULL;
-	const char	*n;
-
-	while ((scn = elf_nextscn(ef->e, scn)) != NULL)
-		if ((n = elf_file_scn_name(ef, scn)) != NULL &&
-		    strcmp(n, name) == 0)
-			return elf_file_scn_get(ef, scn, out);
-	return -1;
-}
-
-/* The first section whose name ends in suffix (".gopclntab"). */
-int
-elf_file_section_suffix(struct elf_file *ef, const char *suffix,
-    struct elf_file_scn *out)
-{
-	Elf_Scn		*scn = NULL;
-	const char	*n;
-	size_t		 len, slen = strlen(suffix);
-
-	while ((scn = elf_nextscn(ef->e, scn)) != NULL) {
-		if ((n = elf_file_scn_name(ef, scn)) == NULL)
-			continue;
-		len = strlen(n);
-		if (len >= slen && strcmp(n + len - slen, suffix) == 0)
-			return elf_file_scn_get(ef, scn, out);
-	}
-	return -1;
-}
-
-/* Every section in turn: *idx starts at 0; -1 after the last. */
-int
-elf_file_section_next(struct elf_file *ef, size_t *idx,
-    struct elf_file_scn *out)
-{
-	Elf_Scn		*scn;
-
-	while (++*idx < ef->shnum) {
-		if ((scn = elf_getscn(ef->e, *idx)) != NULL &&
-		    elf_file_scn_get(ef, scn, out) == 0)
-			return 0;
-	}
-	return -1;
-}
-
-/* The allocated section, with contents in the file, holding vaddr. */
-int
-elf_file_section_at(struct elf_file *ef, uint64_t vaddr,
-    struct elf_file_scn *out)
-{
-	size_t	 i = 0;
-
-	while (elf_file_section_next(ef, &i, out) == 0)
-		if ((out->flags & SHF_ALLOC) && out->type != SHT_NOBITS &&
-		    vaddr >= out->addr && vaddr - out->addr < out->size &&
-		    elf_file_range_ok(ef, out->offset, out->size))
-			return 0;
-	return -1;
-}
-
-/*
- * A copy of a section's contents, NULL when it has none in the file or
- * is larger than max.  The size is checked against the file's real
- * size first, so a header cannot make us allocate more than the file.
- */
-void *
-elf_file_section_data(struct elf_file *ef, const struct elf_file_scn *sc,
-    size_t max)
-{
-	void	*buf;
-
-	if (sc->type == SHT_NOBITS || sc->size == 0 || sc->size > max ||
-	    (sc->flags & SHF_COMPRESSED) ||
-	    !elf_file_range_ok(ef, sc->offset, sc->size))
-		return NULL;
-	buf = xmalloc(sc->size);
-	if (elf_file_pread(ef, buf, sc->size, sc->offset) == -1) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/*
- * .gnu_debuglink: a file name, NUL, padding to 4 bytes, and the CRC-32
- * of the debug file.  Only a plain file name is accepted: the name is
- * looked up in directories of our choosing, never as a path.
- */
-int
-elf_file_debuglink(struct elf_file *ef, char *name, size_t len,
-    uint32_t *crc)
-{
-	struct elf_file_scn	 sc;
-	char			 buf[ELF_FILE_DEBUGLINK_MAX + 8];
-	size_t			 n, off;
-
-	if (elf_file_section(ef, ".gnu_debuglink", &sc) == -1 ||
-	    sc.type == SHT_NOBITS || sc.size < 8 || sc.size > sizeof(buf) ||
-	    elf_file_pread(ef, buf, sc.size, sc.offset) == -1)
-		return -1;
-	n = strnlen(buf, sc.size);
-	if (n == 0 || n >= len || n == sc.size)
-		return -1;
-	off = (n + 4) & ~(size_t)3;
-	if (off + 4 > sc.size)
-		return -1;
-	if (memchr(buf, '/', n) != NULL || strcmp(buf, ".") == 0 ||
-	    strcmp(buf, "..") == 0)
-		return -1;
-	memcpy(name, buf, n + 1);
-	memcpy(crc, buf + off, 4);
-	return 0;
 }

@@ -34,9 +34,9 @@ struct elf_file_scn {
 	uint32_t	type;		/* SHT_* */
 };
 
-/* Which symbol tables elf_file_symbols reads. */
-#define ELF_FILE_SYMTAB		0x1
-#define ELF_FILE_DYNSYM		0x2
+/* Which symbol tables elf_symbols_read reads. */
+#define ELF_SYMBOLS_SYMTAB	0x1
+#define ELF_SYMBOLS_DYNSYM	0x2
 
 #define ELF_FILE_DEBUGLINK_MAX	256
 
@@ -47,25 +47,30 @@ int		 elf_file_build_id(struct elf_file *, uint8_t *, size_t,
 		    size_t *);
 int		 elf_file_has_symtab(struct elf_file *);
 struct elf_file_segment *elf_file_segments(struct elf_file *, size_t *);
-int		 elf_file_symbols(struct elf_file *, struct symtab_builder *,
-		    int);
 uint64_t	 elf_file_size(const struct elf_file *);
 int		 elf_file_read(struct elf_file *, void *, size_t, uint64_t);
-int		 elf_file_section(struct elf_file *, const char *,
-		    struct elf_file_scn *);
-int		 elf_file_section_suffix(struct elf_file *, const char *,
-		    struct elf_file_scn *);
-int		 elf_file_section_next(struct elf_file *, size_t *,
-		    struct elf_file_scn *);
-int		 elf_file_section_at(struct elf_file *, uint64_t,
-		    struct elf_file_scn *);
-void		*elf_file_section_data(struct elf_file *,
-		    const struct elf_file_scn *, size_t);
-int		 elf_file_debuglink(struct elf_file *, char *, size_t,
-		    uint32_t *);
 int		 elf_file_offset_to_vaddr(const struct elf_file_segment *,
 		    size_t, uint64_t, uint64_t *);
 int		 elf_file_vaddr_to_offset(const struct elf_file_segment *,
 		    size_t, uint64_t, uint64_t *);
+
+
+/* elf_symbols.c */
+int		 elf_symbols_read(struct elf_file *, struct symtab_builder *,
+		    int);
+
+/* elf_section.c */
+int		 elf_section_find(struct elf_file *, const char *,
+		    struct elf_file_scn *);
+int		 elf_section_find_suffix(struct elf_file *, const char *,
+		    struct elf_file_scn *);
+int		 elf_section_next(struct elf_file *, size_t *,
+		    struct elf_file_scn *);
+int		 elf_section_at(struct elf_file *, uint64_t,
+		    struct elf_file_scn *);
+void		*elf_section_data(struct elf_file *,
+		    const struct elf_file_scn *, size_t);
+int		 elf_section_debuglink(struct elf_file *, char *, size_t,
+		    uint32_t *);
 
 #endif

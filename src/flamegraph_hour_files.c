@@ -129,7 +129,9 @@ flamegraph_hour_list(const char *dir, DIR *d, time_t now, size_t *np)
 		memcpy(files[nfiles].name, de->d_name, len + 1);
 		nfiles++;
 	}
-	qsort(files, nfiles, sizeof(*files), flamegraph_hour_cmp);
+	/* qsort(NULL, 0, ...) is undefined (UBSan stops there). */
+	if (nfiles > 0)
+		qsort(files, nfiles, sizeof(*files), flamegraph_hour_cmp);
 	*np = nfiles;
 	return files;
 }

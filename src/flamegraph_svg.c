@@ -516,6 +516,7 @@ flamegraph_svg_write(const struct flamegraph *fg, const char *title,
 	struct flamegraph_svg	 s;
 	const int		 width = FLAMEGRAPH_WIDTH;
 	const int		 fw = FLAMEGRAPH_WIDTH - 2 * FLAMEGRAPH_XPAD;
+	int			 rv = -1;
 
 	memset(&s, 0, sizeof(s));
 	s.f = f;
@@ -563,19 +564,17 @@ flamegraph_svg_write(const struct flamegraph *fg, const char *title,
 	if (flamegraph_walk(fg, flamegraph_svg_frame_cb, &s) != 0 ||
 	    outbuf_flush(&s.ob, f) == -1)
 		goto fail;
-	outbuf_free(&s.ob);
-	outbuf_free(&s.texts);
-	free(s.names);
 	fprintf(f, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s"
 	    "]]></script>\n</svg>\n", flamegraph_svg_js);
 	if (fflush(f) == EOF || ferror(f))
 		goto fail;
-	return 0;
+	rv = 0;
 fail:
+	/* One way out: a full disk fails only the last fflush. */
 	outbuf_free(&s.ob);
 	outbuf_free(&s.texts);
 	free(s.names);
-	if (errno == 0)
+	if (rv == -1 && errno == 0)
 		errno = EIO;
-	return -1;
+	return rv;
 }

@@ -10,7 +10,7 @@ struct gopclntab;
 /* Inlined frames reported for one address at most. */
 #define GOPCLNTAB_DEPTH_MAX	32
 
-struct gopclntab *gopclntab_read(struct elf_file *);
+struct gopclntab *gopclntab_read(struct elf_file *, size_t, size_t);
 void		 gopclntab_free(struct gopclntab *);
 const char	*gopclntab_lookup(const struct gopclntab *, uint64_t);
 size_t		 gopclntab_frames(const struct gopclntab *, uint64_t,

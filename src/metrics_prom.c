@@ -22,6 +22,7 @@
 #include "pids.h"
 #include "resolve.h"
 #include "session.h"
+#include "symfile.h"
 #include "symstats.h"
 
 #ifndef EBPFSPY_VERSION
@@ -307,6 +308,8 @@ static void
 metrics_prom_symbols(FILE *f, const struct resolve_stats *rs,
     const struct collect_stats *cs)
 {
+	struct symfile_stats	 ss;
+
 	metrics_prom_family(f, "ebpfspy_frames_total", "counter",
 	    "Stack frames named: with a symbol, or unknown.");
 	metrics_prom_u64(f, "ebpfspy_frames_total", "result", "named",
@@ -325,6 +328,16 @@ metrics_prom_symbols(FILE *f, const struct resolve_stats *rs,
 	metrics_prom_caches(f, "ebpfspy_cache_misses_total", "counter",
 	    "Lookups a cache could not answer.", rs->misses,
 	    cs->stacks.misses);
+	symfile_stats(&ss);
+	metrics_prom_family(f, "ebpfspy_symbol_tables_refused_total",
+	    "counter", "Symbol tables of files not read: over a [symbols] "
+	    "bound, by bound.");
+	metrics_prom_u64(f, "ebpfspy_symbol_tables_refused_total", "limit",
+	    "max_symbols_per_file", ss.refused_symbols);
+	metrics_prom_u64(f, "ebpfspy_symbol_tables_refused_total", "limit",
+	    "max_symbol_bytes_per_file", ss.refused_names);
+	metrics_prom_u64(f, "ebpfspy_symbol_tables_refused_total", "limit",
+	    "max_debugdata_bytes", ss.refused_debugdata);
 }
 
 static void

@@ -36,7 +36,7 @@
 #include "log.h"
 #include "perfmap.h"
 #include "proc.h"
-#include "symfile.h"
+#include "proc_root.h"
 #include "symtab.h"
 #include "xmalloc.h"
 
@@ -260,7 +260,7 @@ perfmap_open(const struct perfmap_proc *pp, int alive, struct stat *sb)
 		return -1;
 	snprintf(path, sizeof(path), "/tmp/perf-%ld.map", pp->nspid);
 	if (alive)
-		fd = symfile_open_in_root(pp->pid, path);
+		fd = proc_root_open(pp->pid, path, sb);
 	else if (pp->host)
 		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
 		    O_NOFOLLOW);

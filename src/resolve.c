@@ -107,6 +107,18 @@ const struct config_key resolve_keys[] = {
 	{ "symbols", "cache_bytes", CONFIG_INT, CONFIG_OFF(symbol_cache_bytes),
 	    1048576, 1LL << 40, NULL, "8388608", CONFIG_LIVE,
 	    "memory of the symbol tables kept loaded, bytes", NULL },
+	{ "symbols", "max_symbols_per_file", CONFIG_INT,
+	    CONFIG_OFF(symbol_max_symbols), 1000, 16777216, NULL, "1000000",
+	    CONFIG_LIVE, "entries of one symbol table, or Go functions, "
+	    "a file may have; more: refused", NULL },
+	{ "symbols", "max_symbol_bytes_per_file", CONFIG_INT,
+	    CONFIG_OFF(symbol_max_bytes), 65536, 4294967294LL, NULL,
+	    "67108864", CONFIG_LIVE, "bytes of symbol names a file may have; "
+	    "more: refused", NULL },
+	{ "symbols", "max_debugdata_bytes", CONFIG_INT,
+	    CONFIG_OFF(symbol_max_debugdata), 65536, 134217728, NULL,
+	    "16777216", CONFIG_LIVE, "MiniDebugInfo a file may have, "
+	    "decompressed, bytes; more: refused", NULL },
 	{ "symbols", "demangle", CONFIG_ENUM, CONFIG_OFF(demangle), 0, 0,
 	    demangle_enum, "simplified", CONFIG_LIVE,
 	    "C++/Rust names: none, simplified or full", NULL },

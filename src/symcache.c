@@ -2,26 +2,28 @@
  * The symbol tables of files, shared by every process that maps the same
  * file.
  *
- * A table is found by inode: (device, inode) as /proc/PID/maps gives it,
- * checked against the file's size and mtime so that a reused inode or a
- * file rewritten in place is read again.  Several inodes can share one
- * table when their files have the same build id (the same library in
- * several containers); the build id key also says whether the file has a
- * .symtab, so a stripped copy never stands in for an unstripped one.
+ * A table is found by inode: (device, inode) as /proc/PID/maps gives
+ * it, checked against the file's size and mtime so that a reused inode
+ * or a file rewritten in place is read again.  Two files share a table only
+ * when they are the same file: a build id is claimed by the file, and a
+ * container can claim any, so it is no key.  A stripped file's table
+ * depends on the debug file found for it, which depends on the root of
+ * the process that maps it (symcache_lookup).
  * Paths are never keys: a container can put anything at any path.
  *
- * Files are opened through /proc/PID/root/PATH, so that processes in
- * other mount namespaces work; when the mapping is deleted, or the file
- * at that path is not the mapped one (replaced, or a container planted
- * another), through /proc/PID/map_files/START-END, which is the mapped
- * file itself.  Opens are O_NONBLOCK and only regular files are read, so
- * a FIFO at the path cannot hang the daemon.  What a file's table holds
- * (its symbols, its debug files', its MiniDebugInfo's, Go's) is
- * symfile.c's business.
+ * Files are opened by their path resolved inside the process's root
+ * (proc_root.c: never outside it, whatever links a container plants),
+ * so that processes in other mount namespaces work; when the mapping is
+ * deleted, or the file at that path is not the mapped one (replaced, or
+ * a container planted another), through /proc/PID/map_files/START-END,
+ * which is the mapped file itself.  Only regular files are opened at
+ * all, so a FIFO or a device at the path is never opened.  What a
+ * file's table holds (its symbols, its debug files', its MiniDebugInfo's,
+ * Go's) is symfile.c's business.
  *
  * The vDSO of a process is read from its memory; when it is the same
  * image as ours (the usual case) our own table serves, and another one
- * (a process of another ABI) is cached by build id.
+ * (a process of another ABI) is cached by its bytes.
  *
  * Bounds: at most symbol_cache_files tables and about symbol_cache_bytes
  * of memory are cached (least recently used first out; within a round,
@@ -58,6 +60,7 @@
 #include "elf.h"
 #include "gopclntab.h"
 #include "log.h"
+#include "proc_root.h"
 #include "procmaps.h"
 #include "symcache.h"
 #include "symcache_int.h"
@@ -113,6 +116,9 @@ symcache_file_release(struct symcache_file *f)
 	symfile_release(&f->sf);
 	demangle_cache_free(f->dm);
 	f->dm = NULL;
+	free(f->img);
+	f->img = NULL;
+	f->img_len = 0;
 }
 
 void
@@ -146,8 +152,6 @@ symcache_evict(struct symcache *c, struct symcache_file *f)
 		free(a);
 	}
 	f->aliases = NULL;
-	if (f->sf.build_id_len > 0)
-		symcache_index_bid_remove(c, f);
 	symcache_lru_unlink(c, f);
 	c->nfiles--;
 	c->bytes -= f->bytes;
@@ -173,18 +177,14 @@ symcache_trim(struct symcache *c)
 		symcache_evict(c, c->tail);
 }
 
-/* k NULL: found by build id only (a vDSO). */
 void
 symcache_insert(struct symcache *c, struct symcache_file *f,
     const struct symcache_key *k)
 {
 	f->cached = 1;
 	f->used_round = c->round;
-	f->bytes = sizeof(*f) + symfile_bytes(&f->sf);
-	if (f->sf.build_id_len > 0)
-		symcache_index_bid_add(c, f);
-	if (k != NULL)
-		symcache_index_alias_add(c, f, k);
+	f->bytes = sizeof(*f) + symfile_bytes(&f->sf) + f->img_len;
+	symcache_index_alias_add(c, f, k);
 	symcache_lru_push(c, f);
 	c->nfiles++;
 	c->bytes += f->bytes;
@@ -199,78 +199,125 @@ symcache_ref(struct symcache *c, struct symcache_file *f)
 	return f;
 }
 
-/*
- * The table for the file at path, whose key k the caller has from a
- * stat of that path; ctx says where its debug files may be.  Never NULL.
- */
+/* The table of key k if cached and current, referenced; else NULL. */
 static struct symcache_file *
-symcache_lookup(struct symcache *c, const char *path,
-    const struct symcache_key *k, struct symfile_ctx *ctx)
+symcache_find(struct symcache *c, const struct symcache_key *k)
 {
 	struct symcache_alias	*a;
-	struct symcache_file	*f, *g;
-	struct elf_file		*ef;
-	struct symcache_key	 fk;
-	struct stat		 sb;
-	int			 fd;
 
-	if ((a = symcache_index_alias_find(c, k)) != NULL) {
-		if (symcache_index_key_same(&a->key, k)) {
-			c->hits++;
-			return symcache_ref(c, a->file);
-		}
+	if ((a = symcache_index_alias_find(c, k)) == NULL)
+		return NULL;
+	if (!symcache_index_key_same(&a->key, k)) {
 		symcache_index_alias_remove(c, a);
+		return NULL;
 	}
+	return symcache_ref(c, a->file);
+}
 
-	f = symcache_file_new();
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd == -1 || fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
-		log_debug("open %s: %s", path, fd == -1 ? strerror(errno) :
-		    "not a regular file");
-		goto uncached;
-	}
-	symcache_index_key_stat(&fk, &sb);
-	if (!symcache_index_key_same(&fk, k)) {
-		/* Replaced between the stat and the open. */
-		log_debug("%s: file changed while opening", path);
-		goto uncached;
-	}
-	if ((ef = elf_file_open(fd)) == NULL) {
-		log_debug("%s: not an ELF file we can read", path);
-		c->misses++;
-		symcache_insert(c, f, k);
-		close(fd);
-		return f;
-	}
-	symfile_identify(&f->sf, ef);
-	if (f->sf.build_id_len > 0 && (g = symcache_index_bid_find(c,
-	    f->sf.build_id, f->sf.build_id_len, f->sf.has_symtab)) != NULL) {
-		elf_file_close(ef);
-		close(fd);
-		free(f);
-		symcache_index_alias_add(c, g, k);
-		c->hits++;
-		return symcache_ref(c, g);
-	}
-	c->misses++;
-	ctx->debug_dirs = c->debug_dirs;
-	ctx->dev = sb.st_dev;
-	ctx->ino = sb.st_ino;
-	symfile_load(&f->sf, ef, ctx);
-	elf_file_close(ef);
-	close(fd);
-	log_debug("%s: %zu symbols (sources 0x%x)", path,
-	    symfile_count(&f->sf), f->sf.sources);
-	symcache_insert(c, f, k);
-	return f;
-
-uncached:
-	if (fd != -1)
-		close(fd);
-	c->misses++;
+/* The table f, found by key k too from now on; f is returned. */
+static struct symcache_file *
+symcache_alias(struct symcache *c, struct symcache_file *f,
+    const struct symcache_key *k)
+{
+	if (f->cached && symcache_index_alias_find(c, k) == NULL)
+		symcache_index_alias_add(c, f, k);
 	return f;
 }
 
+/*
+ * The table for the open file fd (named name in logs), whose stat is sb
+ * and whose key, of kind SYMCACHE_KEY_FILE, is k, as the process of ctx
+ * sees it.  Takes fd.  Never NULL.
+ *
+ * A file with a .symtab names itself: one table, whoever maps it.  A
+ * stripped file's names depend on the debug files its process's root
+ * holds: its table is found by the root (kr), else after looking for a
+ * debug file there, by that debug file (kd), else, none found, by the
+ * file alone (its .dynsym and MiniDebugInfo).  So a container's debug
+ * file names only what runs in roots that hold that very file.
+ */
+static struct symcache_file *
+symcache_lookup(struct symcache *c, int fd, const struct stat *sb,
+    const char *name, const struct symcache_key *k, struct symfile_ctx *ctx)
+{
+	struct symcache_file	*f, *g;
+	struct symcache_key	 kr, kd;
+	struct symfile_debug	 d;
+	struct elf_file		*ef;
+	int			 has_root, has_debug;
+
+	if ((g = symcache_find(c, k)) != NULL && g->sf.has_symtab) {
+		close(fd);
+		c->hits++;
+		return g;
+	}
+	kr = *k;
+	if ((has_root = symcache_index_key_root(&kr, ctx->pid) == 0) &&
+	    (f = symcache_find(c, &kr)) != NULL) {
+		symcache_put(c, g);
+		close(fd);
+		c->hits++;
+		return f;
+	}
+
+	f = symcache_file_new();
+	if ((ef = elf_file_open(fd)) == NULL) {
+		log_debug("%s: not an ELF file we can read", name);
+		close(fd);
+		if (g != NULL) {
+			symcache_file_free(f);
+			c->hits++;
+			return g;
+		}
+		c->misses++;
+		symcache_insert(c, f, k);
+		return f;
+	}
+	symfile_identify(&f->sf, ef);
+	ctx->debug_dirs = c->debug_dirs;
+	ctx->dev = sb->st_dev;
+	ctx->ino = sb->st_ino;
+	memset(&d, 0, sizeof(d));
+	if (!f->sf.has_symtab)
+		symfile_debug_find(&d, &f->sf, ef, ctx);
+	if ((has_debug = d.ef != NULL)) {
+		kd = *k;
+		kd.kind = SYMCACHE_KEY_DEBUG;
+		kd.ctx[0] = d.sb.st_dev;
+		kd.ctx[1] = d.sb.st_ino;
+		kd.ctx[2] = d.sb.st_size;
+		kd.ctx[3] = (uint64_t)d.sb.st_mtim.tv_sec * 1000000000 +
+		    d.sb.st_mtim.tv_nsec;
+		symcache_put(c, g);
+		g = symcache_find(c, &kd);
+	}
+	if (g != NULL) {
+		symfile_debug_close(&d);
+		elf_file_close(ef);
+		close(fd);
+		symcache_file_free(f);
+		c->hits++;
+		return has_root && !g->sf.has_symtab ?
+		    symcache_alias(c, g, &kr) : g;
+	}
+	c->misses++;
+	symfile_load(&f->sf, ef, &d, &c->lim, name);
+	symfile_debug_close(&d);
+	elf_file_close(ef);
+	close(fd);
+	log_debug("%s: %zu symbols (sources 0x%x)", name,
+	    symfile_count(&f->sf), f->sf.sources);
+	symcache_insert(c, f, has_debug ? &kd : k);
+	if (has_root && !f->sf.has_symtab)
+		symcache_alias(c, f, &kr);
+	return f;
+}
+
+/*
+ * The file is opened inside the process's root (proc_root.c), never by
+ * a path of ours that the process could redirect; when that is not the
+ * mapped inode (deleted, replaced, or planted), by map_files.
+ */
 struct symcache_file *
 symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 {
@@ -278,8 +325,7 @@ symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 	struct symcache_key	 k;
 	struct symfile_ctx	 ctx;
 	struct stat		 sb;
-	char			 path[PATH_MAX + 64];
-	int			 n;
+	int			 fd = -1;
 
 	if (me->kind == PROCMAPS_SPECIAL && strcmp(me->path, "[vdso]") == 0)
 		return symcache_vdso_get(c, pid, me);
@@ -290,57 +336,55 @@ symcache_get(struct symcache *c, pid_t pid, const struct procmaps_entry *me)
 	k.major = me->dev_major;
 	k.minor = me->dev_minor;
 	k.ino = me->inode;
-	n = snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid,
-	    me->path);
-	if (me->deleted || n < 0 || (size_t)n >= sizeof(path) ||
-	    !symcache_index_stat_is_inode(path, &k, &sb)) {
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
-		    (int)pid, (unsigned long long)me->start,
-		    (unsigned long long)me->end);
-		if (!symcache_index_stat_is_inode(path, &k, &sb)) {
-			/*
-			 * We cannot see the file (the process exited, or
-			 * no CAP_SYS_ADMIN for map_files): a table of the
-			 * inode already cached is still the right one.
-			 */
-			if ((a = symcache_index_alias_find(c, &k)) != NULL) {
-				c->hits++;
-				return symcache_ref(c, a->file);
-			}
-			log_debug("pid %d: cannot open %s", (int)pid,
-			    me->path);
-			c->misses++;
-			return symcache_file_new();
+	if (!me->deleted &&
+	    (fd = proc_root_open(pid, me->path, &sb)) != -1 &&
+	    !symcache_index_stat_is_inode(&sb, &k)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd == -1 && ((fd = proc_root_open_map(pid, me->start, me->end,
+	    &sb)) == -1 || !symcache_index_stat_is_inode(&sb, &k))) {
+		if (fd != -1)
+			close(fd);
+		/*
+		 * We cannot see the file (the process exited, or no
+		 * CAP_SYS_ADMIN for map_files): a table of the inode
+		 * already cached is still the right one.
+		 */
+		if ((a = symcache_index_alias_find(c, &k)) != NULL) {
+			c->hits++;
+			return symcache_ref(c, a->file);
 		}
+		log_debug("pid %d: cannot open %s", (int)pid, me->path);
+		c->misses++;
+		return symcache_file_new();
 	}
 	symcache_index_key_stat(&k, &sb);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.pid = pid;
 	ctx.path = me->path;
-	return symcache_lookup(c, path, &k, &ctx);
+	return symcache_lookup(c, fd, &sb, me->path, &k, &ctx);
 }
 
+/* A file of the host by path (the kernel's modules, tests). */
 struct symcache_file *
 symcache_get_path(struct symcache *c, const char *path)
 {
 	struct symcache_key	 k;
 	struct symfile_ctx	 ctx;
 	struct stat		 sb;
+	int			 fd;
 
-	if (stat(path, &sb) == -1) {
-		log_debug("stat %s: %s", path, strerror(errno));
-		c->misses++;
-		return symcache_file_new();
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		log_debug("%s: not a regular file", path);
+	if ((fd = proc_root_open(0, path, &sb)) == -1) {
+		log_debug("open %s: %s", path, errno == EINVAL ?
+		    "not a regular file" : strerror(errno));
 		c->misses++;
 		return symcache_file_new();
 	}
 	symcache_index_key_stat(&k, &sb);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.path = path;
-	return symcache_lookup(c, path, &k, &ctx);
+	return symcache_lookup(c, fd, &sb, path, &k, &ctx);
 }
 
 struct symcache_file *
@@ -491,8 +535,6 @@ symcache_create(const struct config *conf)
 	c = xcalloc(1, sizeof(*c));
 	c->ino_size = SYMCACHE_BUCKETS_MIN;
 	c->ino = xcalloc(c->ino_size, sizeof(*c->ino));
-	c->bid_size = SYMCACHE_BUCKETS_MIN;
-	c->bid = xcalloc(c->bid_size, sizeof(*c->bid));
 	symcache_configure(c, conf);
 	return c;
 }
@@ -501,6 +543,7 @@ void
 symcache_configure(struct symcache *c, const struct config *conf)
 {
 	struct symcache_file	*f;
+	struct symfile_limits	 lim;
 	const char		*dirs;
 
 	c->max_files = conf->symbol_cache_files > 0 ?
@@ -519,13 +562,22 @@ symcache_configure(struct symcache *c, const struct config *conf)
 		}
 		c->demangle = conf->demangle;
 	}
+	memset(&lim, 0, sizeof(lim));
+	lim.max_symbols = conf->symbol_max_symbols;
+	lim.max_names = conf->symbol_max_bytes;
+	lim.max_debugdata = conf->symbol_max_debugdata;
 	dirs = conf->debug_dirs != NULL ? conf->debug_dirs : "";
-	if (c->debug_dirs == NULL || strcmp(c->debug_dirs, dirs) != 0) {
-		/* Tables read without the new debug files: read again. */
+	if (c->debug_dirs == NULL || strcmp(c->debug_dirs, dirs) != 0 ||
+	    memcmp(&c->lim, &lim, sizeof(lim)) != 0) {
+		/*
+		 * Tables read without the new debug files, or refused by
+		 * other bounds: read again.
+		 */
 		while (c->tail != NULL)
 			symcache_evict(c, c->tail);
 		free(c->debug_dirs);
 		c->debug_dirs = xstrdup(dirs);
+		c->lim = lim;
 	}
 	symcache_trim(c);
 }
@@ -544,7 +596,6 @@ symcache_free(struct symcache *c)
 	symcache_put(c, c->vdso);
 	free(c->debug_dirs);
 	free(c->ino);
-	free(c->bid);
 	free(c);
 }
 

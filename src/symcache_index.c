@@ -1,14 +1,18 @@
 /*
- * Finding a table: by inode, (device, inode) as /proc/PID/maps gives
- * it, each alias checked against the file's size and mtime; and by
- * build id, which says too whether the file has a .symtab.  Two hash
- * tables, chained, that double when they fill.
+ * Finding a table by its keys: (device, inode) as /proc/PID/maps gives
+ * it and what else the key's kind names (a root, a debug file, a vDSO
+ * image's hash), each alias checked against the file's size and mtime.
+ * A hash table, chained, that doubles when it fills.
+ *
+ * A claimed build id is no key: any file can claim any, so two files
+ * share a table only when they are the same file.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,21 +24,24 @@
 static uint64_t
 symcache_index_ino_hash(const struct symcache_key *k)
 {
-	return hash_pair(k->ino, (uint64_t)k->major << 32 | k->minor);
+	uint64_t	 h;
+	size_t		 i;
+
+	h = hash_pair(k->ino, (uint64_t)k->major << 32 | k->minor);
+	h = hash_pair(h, k->kind);
+	for (i = 0; i < SYMCACHE_KEY_CTX; i++)
+		h = hash_pair(h, k->ctx[i]);
+	return h;
 }
 
-static uint64_t
-symcache_index_bid_hash(const uint8_t *id, size_t len, int has_symtab)
-{
-	return hash_pair(hash_bytes(id, len), has_symtab);
-}
-
+/* The same file, found the same way; its size and mtime aside. */
 static int
 symcache_index_key_same_inode(const struct symcache_key *a,
     const struct symcache_key *b)
 {
 	return a->major == b->major && a->minor == b->minor &&
-	    a->ino == b->ino;
+	    a->ino == b->ino && a->kind == b->kind &&
+	    memcmp(a->ctx, b->ctx, sizeof(a->ctx)) == 0;
 }
 
 int
@@ -54,14 +61,48 @@ symcache_index_key_stat(struct symcache_key *k, const struct stat *sb)
 	k->size = sb->st_size;
 	k->mtime_sec = sb->st_mtim.tv_sec;
 	k->mtime_nsec = sb->st_mtim.tv_nsec;
+	k->kind = SYMCACHE_KEY_FILE;
+	memset(k->ctx, 0, sizeof(k->ctx));
 }
 
-/* The file at path is a regular file with the inode of the mapping. */
+/*
+ * k, of a file, made the key of that file as the process pid (0: we)
+ * sees it, from its root: its mount namespace and root directory.
+ * -1 if the process is gone.
+ */
 int
-symcache_index_stat_is_inode(const char *path, const struct symcache_key *k,
-    struct stat *sb)
+symcache_index_key_root(struct symcache_key *k, pid_t pid)
 {
-	if (stat(path, sb) == -1 || !S_ISREG(sb->st_mode))
+	struct stat	 ns, root;
+	char		 path[64];
+
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/ns/mnt");
+	if (stat(path, &ns) == -1)
+		return -1;
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/");
+	if (stat(path, &root) == -1)
+		return -1;
+	k->kind = SYMCACHE_KEY_ROOT;
+	memset(k->ctx, 0, sizeof(k->ctx));
+	k->ctx[0] = ns.st_ino;
+	k->ctx[1] = ns.st_dev;
+	k->ctx[2] = root.st_dev;
+	k->ctx[3] = root.st_ino;
+	return 0;
+}
+
+/* The file of sb is a regular file with the inode of the mapping. */
+int
+symcache_index_stat_is_inode(const struct stat *sb,
+    const struct symcache_key *k)
+{
+	if (!S_ISREG(sb->st_mode))
 		return 0;
 	return major(sb->st_dev) == k->major &&
 	    minor(sb->st_dev) == k->minor && sb->st_ino == k->ino;
@@ -85,27 +126,6 @@ symcache_index_ino_grow(struct symcache *c)
 	free(c->ino);
 	c->ino = v;
 	c->ino_size = size;
-}
-
-static void
-symcache_index_bid_grow(struct symcache *c)
-{
-	struct symcache_file	**v, *f, *next;
-	size_t			  size, i, h;
-
-	size = c->bid_size * 2;
-	v = xcalloc(size, sizeof(*v));
-	for (i = 0; i < c->bid_size; i++)
-		for (f = c->bid[i]; f != NULL; f = next) {
-			next = f->bid_next;
-			h = symcache_index_bid_hash(f->sf.build_id,
-			    f->sf.build_id_len, f->sf.has_symtab) & (size - 1);
-			f->bid_next = v[h];
-			v[h] = f;
-		}
-	free(c->bid);
-	c->bid = v;
-	c->bid_size = size;
 }
 
 struct symcache_alias *
@@ -169,52 +189,7 @@ symcache_index_alias_remove(struct symcache *c, struct symcache_alias *a)
 			break;
 		}
 	free(a);
-	/* Without a build id nothing finds the table any more. */
-	if (f->aliases == NULL && f->sf.build_id_len == 0)
+	/* Nothing finds the table any more. */
+	if (f->aliases == NULL)
 		symcache_evict(c, f);
-}
-
-struct symcache_file *
-symcache_index_bid_find(struct symcache *c, const uint8_t *id, size_t len,
-    int has_symtab)
-{
-	struct symcache_file	*f;
-
-	f = c->bid[symcache_index_bid_hash(id, len, has_symtab) &
-	    (c->bid_size - 1)];
-	for (; f != NULL; f = f->bid_next)
-		if (f->sf.build_id_len == len &&
-		    f->sf.has_symtab == has_symtab &&
-		    memcmp(f->sf.build_id, id, len) == 0)
-			return f;
-	return NULL;
-}
-
-void
-symcache_index_bid_add(struct symcache *c, struct symcache_file *f)
-{
-	size_t	 h;
-
-	if (c->bid_n >= c->bid_size)
-		symcache_index_bid_grow(c);
-	h = symcache_index_bid_hash(f->sf.build_id, f->sf.build_id_len,
-	    f->sf.has_symtab) & (c->bid_size - 1);
-	f->bid_next = c->bid[h];
-	c->bid[h] = f;
-	c->bid_n++;
-}
-
-void
-symcache_index_bid_remove(struct symcache *c, struct symcache_file *f)
-{
-	struct symcache_file	**pp;
-
-	pp = &c->bid[symcache_index_bid_hash(f->sf.build_id, f->sf.build_id_len,
-	    f->sf.has_symtab) & (c->bid_size - 1)];
-	for (; *pp != NULL; pp = &(*pp)->bid_next)
-		if (*pp == f) {
-			*pp = f->bid_next;
-			c->bid_n--;
-			return;
-		}
 }

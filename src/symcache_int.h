@@ -1,6 +1,6 @@
 /*
  * The insides of the symbol cache, shared by symcache.c (the cache and
- * its tables), symcache_index.c (finding a table by inode or build id)
+ * its tables), symcache_index.c (finding a table by its keys)
  * and symcache_vdso.c (vDSOs).  Nothing else includes it.
  */
 #ifndef EBPFSPY_SYMCACHE_INT_H
@@ -17,7 +17,17 @@
 struct demangle_cache;
 struct procmaps_entry;
 
-/* What identifies a file's contents without reading it. */
+/*
+ * What a table is found by: a file's contents, known without reading
+ * it (device, inode, size, mtime), and, for a stripped file, where its
+ * names came from.  kind says what ctx holds.
+ */
+#define SYMCACHE_KEY_FILE	0	/* nothing: the file alone names */
+#define SYMCACHE_KEY_ROOT	1	/* a root: mnt ns, root dev, ino */
+#define SYMCACHE_KEY_DEBUG	2	/* its debug file: dev, ino, size, mtime */
+#define SYMCACHE_KEY_VDSO	3	/* an image in memory: its hash */
+#define SYMCACHE_KEY_CTX	4
+
 struct symcache_key {
 	uint32_t	major;
 	uint32_t	minor;
@@ -25,6 +35,8 @@ struct symcache_key {
 	int64_t		size;
 	int64_t		mtime_sec;
 	int64_t		mtime_nsec;
+	uint32_t	kind;
+	uint64_t	ctx[SYMCACHE_KEY_CTX];
 };
 
 struct symcache_alias {
@@ -42,9 +54,10 @@ struct symcache_file {
 	int			 cached;
 	int			 evicted;
 	int			 vdso;
+	void			*img;		/* a vDSO's image, or NULL */
+	size_t			 img_len;
 	uint64_t		 used_round;
 	struct symcache_file	*prev, *next;	/* LRU, most recent first */
-	struct symcache_file	*bid_next;	/* hash chain */
 	struct symcache_alias	*aliases;
 };
 
@@ -54,11 +67,10 @@ struct symcache {
 	uint64_t		 max_rounds;
 	int			 demangle;	/* enum config_demangle */
 	char			*debug_dirs;
+	struct symfile_limits	 lim;		/* of a table's build */
 	uint64_t		 round;
 	struct symcache_alias	**ino;
 	size_t			 ino_size, ino_n;
-	struct symcache_file	**bid;
-	size_t			 bid_size, bid_n;
 	struct symcache_file	*head, *tail;
 	size_t			 nfiles, bytes;
 	uint64_t		 hits, misses;
@@ -81,8 +93,9 @@ int		 symcache_index_key_same(const struct symcache_key *,
 		    const struct symcache_key *);
 void		 symcache_index_key_stat(struct symcache_key *,
 		    const struct stat *);
-int		 symcache_index_stat_is_inode(const char *,
-		    const struct symcache_key *, struct stat *);
+int		 symcache_index_key_root(struct symcache_key *, pid_t);
+int		 symcache_index_stat_is_inode(const struct stat *,
+		    const struct symcache_key *);
 struct symcache_alias *symcache_index_alias_find(struct symcache *,
 		    const struct symcache_key *);
 void		 symcache_index_alias_add(struct symcache *,
@@ -91,12 +104,6 @@ void		 symcache_index_alias_unhash(struct symcache *,
 		    struct symcache_alias *);
 void		 symcache_index_alias_remove(struct symcache *,
 		    struct symcache_alias *);
-struct symcache_file *symcache_index_bid_find(struct symcache *,
-		    const uint8_t *, size_t, int);
-void		 symcache_index_bid_add(struct symcache *,
-		    struct symcache_file *);
-void		 symcache_index_bid_remove(struct symcache *,
-		    struct symcache_file *);
 
 /* symcache_vdso.c */
 struct symcache_file *symcache_vdso_get(struct symcache *, pid_t,

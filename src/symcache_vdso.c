@@ -2,9 +2,10 @@
  * vDSOs.  A process's vDSO is the kernel's image for its ABI: read from
  * its memory and compared with ours, which serves when they are the
  * same (the usual case); another (a process of another ABI) is loaded
- * from the process's memory and cached by build id.  When the process's
- * memory cannot be read (it exited, no ptrace access), a vDSO of our
- * size is taken for ours.
+ * from the process's memory and cached by its bytes, kept with it (a
+ * process can write its own vDSO: its claimed build id proves nothing).
+ * When the process's memory cannot be read (it exited, no ptrace
+ * access), a vDSO of our size is taken for ours.
  */
 #include <sys/types.h>
 #include <sys/auxv.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc_root.h"
 #include "procmaps.h"
 #include "symcache.h"
 #include "symcache_int.h"
@@ -52,16 +54,32 @@ symcache_vdso_self(struct symcache *c)
 	procmaps_free(m);
 }
 
+/* FNV-1a of an image, mixed: only a hint, the bytes are compared. */
+static uint64_t
+symcache_vdso_hash(const uint8_t *p, size_t len)
+{
+	uint64_t	 h = 0xcbf29ce484222325ULL;
+	size_t		 i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
 /*
  * A process's vDSO: ours if its image is the same (or, when its memory
  * cannot be read, of the same size), else read from its memory and
- * cached by build id.  NULL if there is none we can read.
+ * cached by its bytes.  NULL if there is none we can read.
  */
 struct symcache_file *
 symcache_vdso_get(struct symcache *c, pid_t pid,
     const struct procmaps_entry *me)
 {
-	struct symcache_file	*f, *g;
+	struct symcache_alias	*a;
+	struct symcache_file	*f;
+	struct symcache_key	 k;
 	uint64_t		 size = me->end - me->start;
 	void			*buf;
 
@@ -70,7 +88,7 @@ symcache_vdso_get(struct symcache *c, pid_t pid,
 	if (size == 0 || size > SYMCACHE_VDSO_MAX)
 		return NULL;
 	buf = xmalloc(size);
-	if (symfile_read_mem(pid, me->start, buf, size) == -1) {
+	if (proc_root_read_mem(pid, me->start, buf, size) == -1) {
 		free(buf);
 		if (c->vdso == NULL || size != c->vdso_size)
 			return NULL;
@@ -83,20 +101,30 @@ symcache_vdso_get(struct symcache *c, pid_t pid,
 		c->vdso->refs++;
 		return c->vdso;
 	}
+	/* Another image: by its bytes, never by the build id it claims. */
+	memset(&k, 0, sizeof(k));
+	k.kind = SYMCACHE_KEY_VDSO;
+	k.size = size;
+	k.ctx[0] = symcache_vdso_hash(buf, size);
+	if ((a = symcache_index_alias_find(c, &k)) != NULL &&
+	    a->file->img_len == size && memcmp(a->file->img, buf, size) == 0) {
+		free(buf);
+		c->hits++;
+		return symcache_ref(c, a->file);
+	}
 	f = symcache_file_new();
 	if (symfile_load_mem(&f->sf, buf, size) == -1) {
 		free(buf);
 		return f;
 	}
-	free(buf);
-	if (f->sf.build_id_len > 0 && (g = symcache_index_bid_find(c,
-	    f->sf.build_id, f->sf.build_id_len, f->sf.has_symtab)) != NULL) {
-		symcache_file_free(f);
-		c->hits++;
-		return symcache_ref(c, g);
-	}
 	c->misses++;
-	if (f->sf.build_id_len > 0)
-		symcache_insert(c, f, NULL);
+	if (a != NULL) {
+		/* Another image of the same hash: not cached. */
+		free(buf);
+		return f;
+	}
+	f->img = buf;
+	f->img_len = size;
+	symcache_insert(c, f, &k);
 	return f;
 }

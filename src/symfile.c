@@ -3,8 +3,7 @@
  * .symtab and .dynsym; for a stripped file, a debug file found by build
  * id or .gnu_debuglink (following at most DEBUGINFO_DEPTH_MAX links),
  * else its MiniDebugInfo, merged with its .dynsym; and for a Go binary,
- * its .gopclntab beside them.  Also the ways in: files in a process's
- * root, and the vDSO, read from a process's memory.
+ * its .gopclntab beside them; and an ELF image in memory (a vDSO).
  *
  * The symbol names of the files read are borrowed by the table builder
  * until it copies them into one block, so every file stays open until
@@ -13,18 +12,12 @@
  */
 #include <sys/types.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <linux/openat2.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "debuginfo.h"
 #include "elf.h"
@@ -33,78 +26,6 @@
 #include "symfile.h"
 #include "symtab.h"
 #include "xmalloc.h"
-
-#define SYMFILE_OPEN_FLAGS	(O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-
-/*
- * Open path as the process pid sees it (pid 0: as we do).  openat2's
- * RESOLVE_IN_ROOT resolves it inside the process's root, symlinks
- * included, so that a container cannot point us at a file of the host;
- * kernels before 5.6 fall back to the path under /proc/PID/root.
- * O_NONBLOCK: a FIFO put there cannot block us.  The caller checks that
- * it is a regular file.
- */
-int
-symfile_open_in_root(pid_t pid, const char *path)
-{
-	static int	 no_openat2;
-	struct open_how	 how;
-	char		 buf[PATH_MAX + 64];
-	int		 dfd, fd, n, saved;
-
-	if (pid <= 0)
-		return open(path, SYMFILE_OPEN_FLAGS);
-	if (!no_openat2) {
-		snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
-		if ((dfd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-			return -1;
-		memset(&how, 0, sizeof(how));
-		how.flags = SYMFILE_OPEN_FLAGS;
-		how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-		fd = syscall(SYS_openat2, dfd, path, &how, sizeof(how));
-		saved = errno;
-		close(dfd);
-		if (fd != -1 || (saved != ENOSYS && saved != EPERM)) {
-			errno = saved;
-			return fd;
-		}
-		no_openat2 = 1;
-	}
-	n = snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, path);
-	if (n < 0 || (size_t)n >= sizeof(buf)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return open(buf, SYMFILE_OPEN_FLAGS | O_NOFOLLOW);
-}
-
-/*
- * len bytes of pid's memory at addr (its vDSO): one process_vm_readv(2),
- * which needs no path walk, else through /proc/PID/mem.
- */
-int
-symfile_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec	 local, remote;
-	char		 path[64];
-	ssize_t		 n;
-	int		 fd;
-
-	local.iov_base = buf;
-	local.iov_len = len;
-	remote.iov_base = (void *)(uintptr_t)addr;
-	remote.iov_len = len;
-	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	do
-		n = pread(fd, buf, len, (off_t)addr);
-	while (n == -1 && errno == EINTR);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
-}
 
 /* What identifies the file's contents: its build id, and its .symtab. */
 void
@@ -117,80 +38,158 @@ symfile_identify(struct symfile *sf, struct elf_file *ef)
 }
 
 /*
- * The .symtab of a stripped file's debug file, or of its MiniDebugInfo,
- * into b.  The files stay open in df and *mef (and *mini) until the
- * caller has finished b.
+ * The debug file of a stripped file that has a .symtab, as the process
+ * of ctx sees it: by build id or .gnu_debuglink, following at most
+ * DEBUGINFO_DEPTH_MAX links.  What it found stays open in d (d->ef
+ * NULL: none) until symfile_debug_close.
  */
-static void
-symfile_debug(struct symfile *sf, struct elf_file *ef,
-    const struct symfile_ctx *ctx, struct symtab_builder *b,
-    struct debuginfo_file *df, size_t *ndf, struct elf_file **mef,
-    void **mini)
+void
+symfile_debug_find(struct symfile_debug *d, const struct symfile *sf,
+    struct elf_file *ef, const struct symfile_ctx *ctx)
 {
 	struct debuginfo_ctx	 dctx;
 	struct debuginfo_seen	 seen;
 	struct elf_file		*cur = ef;
-	size_t			 len;
 
+	memset(d, 0, sizeof(*d));
 	memset(&dctx, 0, sizeof(dctx));
 	dctx.pid = ctx->pid;
 	dctx.path = ctx->path;
 	dctx.dirs = ctx->debug_dirs;
 	memset(&seen, 0, sizeof(seen));
 	debuginfo_seen_add(&seen, ctx->dev, ctx->ino);
-	while (*ndf < DEBUGINFO_DEPTH_MAX && debuginfo_find(&df[*ndf], cur,
-	    sf->build_id, sf->build_id_len, &dctx, &seen) == 0) {
-		cur = df[*ndf].ef;
-		(*ndf)++;
-		if (elf_file_has_symtab(cur)) {
-			elf_file_symbols(cur, b, ELF_FILE_SYMTAB);
-			sf->sources |= strcmp(df[*ndf - 1].how, "build-id") ==
-			    0 ? SYMFILE_BUILD_ID : SYMFILE_DEBUGLINK;
+	while (d->ndf < DEBUGINFO_DEPTH_MAX && debuginfo_find(&d->df[d->ndf],
+	    cur, sf->build_id, sf->build_id_len, &dctx, &seen) == 0) {
+		cur = d->df[d->ndf++].ef;
+		if (elf_file_has_symtab(cur) &&
+		    fstat(d->df[d->ndf - 1].fd, &d->sb) == 0) {
+			d->ef = cur;
+			d->source = strcmp(d->df[d->ndf - 1].how,
+			    "build-id") == 0 ? SYMFILE_BUILD_ID :
+			    SYMFILE_DEBUGLINK;
 			return;
 		}
 	}
-	if ((*mini = debuginfo_mini(ef, &len)) == NULL)
-		return;
-	if ((*mef = elf_file_open_mem(*mini, len)) == NULL) {
-		log_debug("%s: .gnu_debugdata is not an ELF file",
-		    ctx->path != NULL ? ctx->path : "?");
-		return;
-	}
-	elf_file_symbols(*mef, b, ELF_FILE_SYMTAB);
-	sf->sources |= SYMFILE_MINIDEBUG;
 }
 
-/* Read the symbols of an open ELF file, identified already, into sf. */
+void
+symfile_debug_close(struct symfile_debug *d)
+{
+	size_t	 i;
+
+	for (i = 0; i < d->ndf; i++)
+		debuginfo_close(&d->df[i]);
+	d->ndf = 0;
+	d->ef = NULL;
+}
+
+/* Counted for the whole daemon: a file refused is one event. */
+static struct symfile_stats symfile_refused;
+
+/* Say and count what a file's bounds refused: SYMTAB_REFUSED_*, mini. */
+static void
+symfile_refuse(const char *name, unsigned int why, int mini,
+    const struct symfile_limits *lim)
+{
+	if (why & SYMTAB_REFUSED_SYMBOLS) {
+		symfile_refused.refused_symbols++;
+		log_warnx("%s: more than max_symbols_per_file (%zu) "
+		    "symbols: refused", name, lim->max_symbols);
+	}
+	if (why & SYMTAB_REFUSED_NAMES) {
+		symfile_refused.refused_names++;
+		log_warnx("%s: more than max_symbol_bytes_per_file (%zu) "
+		    "bytes of names: refused", name, lim->max_names);
+	}
+	if (mini) {
+		symfile_refused.refused_debugdata++;
+		log_warnx("%s: .gnu_debugdata over max_debugdata_bytes "
+		    "(%zu): refused", name, lim->max_debugdata);
+	}
+}
+
+/*
+ * Read the symbols of an open ELF file, identified already, into sf:
+ * for a stripped one, those of its debug file d found (NULL or none:
+ * of its MiniDebugInfo) and its .dynsym.  What is over the bounds lim
+ * is not read: a symbol table, MiniDebugInfo or Go table over them
+ * gives no names, the others still do.
+ */
 void
 symfile_load(struct symfile *sf, struct elf_file *ef,
-    const struct symfile_ctx *ctx)
+    const struct symfile_debug *d, const struct symfile_limits *lim,
+    const char *name)
 {
-	struct debuginfo_file	 df[DEBUGINFO_DEPTH_MAX];
+	static const struct symfile_limits none;
 	struct symtab_builder	*b;
 	struct elf_file		*mef = NULL;
 	void			*mini = NULL;
-	size_t			 ndf = 0, i, n;
+	size_t			 n, len;
+	unsigned int		 go_over = 0;
+	int			 mini_over = 0;
 
+	if (lim == NULL)
+		lim = &none;
+	if (name == NULL)
+		name = "?";
 	if ((sf->segs = elf_file_segments(ef, &sf->nsegs)) == NULL)
 		return;
 	b = symtab_builder_create();
+	symtab_builder_limit(b, lim->max_symbols, lim->max_names);
 	if (sf->has_symtab) {
-		elf_file_symbols(ef, b, ELF_FILE_SYMTAB | ELF_FILE_DYNSYM);
+		elf_symbols_read(ef, b, ELF_SYMBOLS_SYMTAB |
+		    ELF_SYMBOLS_DYNSYM);
 		sf->sources |= SYMFILE_SYMTAB;
 	} else {
-		symfile_debug(sf, ef, ctx, b, df, &ndf, &mef, &mini);
+		if (d != NULL && d->ef != NULL) {
+			elf_symbols_read(d->ef, b, ELF_SYMBOLS_SYMTAB);
+			sf->sources |= d->source;
+		} else if ((errno = 0, mini = debuginfo_mini(ef,
+		    lim->max_debugdata, &len)) != NULL) {
+			if ((mef = elf_file_open_mem(mini, len)) != NULL) {
+				elf_symbols_read(mef, b, ELF_SYMBOLS_SYMTAB);
+				sf->sources |= SYMFILE_MINIDEBUG;
+			} else
+				log_debug("%s: .gnu_debugdata is not an ELF "
+				    "file", name);
+		} else
+			mini_over = errno == EFBIG;
 		n = symtab_builder_count(b);
-		elf_file_symbols(ef, b, ELF_FILE_DYNSYM);
+		elf_symbols_read(ef, b, ELF_SYMBOLS_DYNSYM);
 		if (symtab_builder_count(b) > n)
 			sf->sources |= SYMFILE_DYNSYM;
 	}
-	if ((sf->go = gopclntab_read(ef)) != NULL)
+	errno = 0;
+	if ((sf->go = gopclntab_read(ef, lim->max_symbols,
+	    lim->max_names)) != NULL)
 		sf->sources |= SYMFILE_GO;
+	else if (errno == EFBIG)
+		go_over = SYMTAB_REFUSED_SYMBOLS;
+	else if (errno == EOVERFLOW)
+		go_over = SYMTAB_REFUSED_NAMES;
+	if (symtab_builder_refused(b) != 0 || mini_over || go_over)
+		symfile_refuse(name, symtab_builder_refused(b) | go_over,
+		    mini_over, lim);
 	sf->symtab = symtab_builder_finish(b);
 	elf_file_close(mef);
 	free(mini);
-	for (i = 0; i < ndf; i++)
-		debuginfo_close(&df[i]);
+}
+
+void
+symfile_stats(struct symfile_stats *st)
+{
+	*st = symfile_refused;
+}
+
+void
+symfile_log_state(void)
+{
+	log_info("symbols: tables refused over their bounds: %llu over "
+	    "max_symbols_per_file, %llu over max_symbol_bytes_per_file, "
+	    "%llu over max_debugdata_bytes",
+	    (unsigned long long)symfile_refused.refused_symbols,
+	    (unsigned long long)symfile_refused.refused_names,
+	    (unsigned long long)symfile_refused.refused_debugdata);
 }
 
 /* An ELF image in memory: the vDSO. */
@@ -205,7 +204,8 @@ symfile_load_mem(struct symfile *sf, const void *mem, size_t len)
 	symfile_identify(sf, ef);
 	if ((sf->segs = elf_file_segments(ef, &sf->nsegs)) != NULL) {
 		b = symtab_builder_create();
-		elf_file_symbols(ef, b, ELF_FILE_SYMTAB | ELF_FILE_DYNSYM);
+		elf_symbols_read(ef, b, ELF_SYMBOLS_SYMTAB |
+		    ELF_SYMBOLS_DYNSYM);
 		sf->symtab = symtab_builder_finish(b);
 		sf->sources |= SYMFILE_DYNSYM;
 	}

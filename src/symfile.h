@@ -2,9 +2,11 @@
 #define EBPFSPY_SYMFILE_H
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "debuginfo.h"
 #include "elf.h"
 
 struct gopclntab;
@@ -30,6 +32,23 @@ struct symfile {
 	unsigned int		 sources;
 };
 
+/*
+ * Bounds of one file's table build ([symbols] max_symbols_per_file,
+ * max_symbol_bytes_per_file, max_debugdata_bytes); 0: none.
+ */
+struct symfile_limits {
+	size_t		 max_symbols;	/* a symbol table's entries */
+	size_t		 max_names;	/* bytes of a table's names */
+	size_t		 max_debugdata;	/* .gnu_debugdata, decompressed */
+};
+
+/* Tables refused over those bounds since start, by bound. */
+struct symfile_stats {
+	uint64_t	 refused_symbols;
+	uint64_t	 refused_names;
+	uint64_t	 refused_debugdata;
+};
+
 /* The file being loaded, for finding its debug files. */
 struct symfile_ctx {
 	pid_t		 pid;		/* 0: a file of the host */
@@ -39,11 +58,25 @@ struct symfile_ctx {
 	ino_t		 ino;
 };
 
-int		 symfile_open_in_root(pid_t, const char *);
-int		 symfile_read_mem(pid_t, uint64_t, void *, size_t);
+/* The debug file a stripped file's names come from, found and open. */
+struct symfile_debug {
+	struct debuginfo_file	 df[DEBUGINFO_DEPTH_MAX];
+	size_t			 ndf;
+	struct elf_file		*ef;	/* the one with a .symtab, or NULL */
+	unsigned int		 source;	/* SYMFILE_BUILD_ID... */
+	struct stat		 sb;	/* ef's file */
+};
+
 void		 symfile_identify(struct symfile *, struct elf_file *);
-void		 symfile_load(struct symfile *, struct elf_file *,
+void		 symfile_debug_find(struct symfile_debug *,
+		    const struct symfile *, struct elf_file *,
 		    const struct symfile_ctx *);
+void		 symfile_debug_close(struct symfile_debug *);
+void		 symfile_load(struct symfile *, struct elf_file *,
+		    const struct symfile_debug *, const struct symfile_limits *,
+		    const char *);
+void		 symfile_stats(struct symfile_stats *);
+void		 symfile_log_state(void);
 int		 symfile_load_mem(struct symfile *, const void *, size_t);
 void		 symfile_release(struct symfile *);
 size_t		 symfile_count(const struct symfile *);

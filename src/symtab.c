@@ -64,12 +64,54 @@ struct symtab_builder {
 	unsigned int		 bshift;
 	size_t			 names_len;	/* every name, NULs included */
 	struct symtab_chunk	*chunks;
+	size_t			 max_syms;	/* bounds of this table */
+	size_t			 max_names;
+	unsigned int		 refused;	/* SYMTAB_REFUSED_* */
 };
 
 struct symtab_builder *
 symtab_builder_create(void)
 {
-	return xcalloc(1, sizeof(struct symtab_builder));
+	struct symtab_builder	*b;
+
+	b = xcalloc(1, sizeof(*b));
+	b->max_syms = SYMTAB_MAX_SYMS;
+	b->max_names = SYMTAB_MAX_NAMES;
+	return b;
+}
+
+/* Bound the table: at most max_syms symbols, max_names bytes of names. */
+void
+symtab_builder_limit(struct symtab_builder *b, size_t max_syms,
+    size_t max_names)
+{
+	if (max_syms > 0 && max_syms < SYMTAB_MAX_SYMS)
+		b->max_syms = max_syms;
+	if (max_names > 0 && max_names < SYMTAB_MAX_NAMES)
+		b->max_names = max_names;
+}
+
+/*
+ * May a symbol table of nsyms entries and names bytes of strings be
+ * read into b?  Asked before it is read, so that a file over the bounds
+ * costs nothing; 0 says no, and why goes into symtab_builder_refused.
+ */
+int
+symtab_builder_fits(struct symtab_builder *b, uint64_t nsyms, uint64_t names)
+{
+	if (nsyms > b->max_syms - b->n)
+		b->refused |= SYMTAB_REFUSED_SYMBOLS;
+	else if (names > b->max_names - b->names_len)
+		b->refused |= SYMTAB_REFUSED_NAMES;
+	else
+		return 1;
+	return 0;
+}
+
+unsigned int
+symtab_builder_refused(const struct symtab_builder *b)
+{
+	return b->refused;
 }
 
 void
@@ -103,8 +145,8 @@ symtab_builder_count(const struct symtab_builder *b)
 void
 symtab_builder_reserve(struct symtab_builder *b, size_t n)
 {
-	if (n > SYMTAB_MAX_SYMS - b->n)
-		n = SYMTAB_MAX_SYMS - b->n;
+	if (n > b->max_syms - b->n)
+		n = b->max_syms - b->n;
 	if (b->n + n <= b->cap)
 		return;
 	b->cap = b->n + n;
@@ -124,9 +166,16 @@ symtab_builder_add(struct symtab_builder *b, uint64_t addr, uint64_t size,
 {
 	struct symtab_cand	*c;
 
-	if (len == 0 || b->n >= SYMTAB_MAX_SYMS || len >= SYMTAB_MAX_NAMES ||
-	    b->names_len + len + 1 > SYMTAB_MAX_NAMES)
+	if (len == 0)
 		return -1;
+	if (b->n >= b->max_syms) {
+		b->refused |= SYMTAB_REFUSED_SYMBOLS;
+		return -1;
+	}
+	if (len >= b->max_names || b->names_len + len + 1 > b->max_names) {
+		b->refused |= SYMTAB_REFUSED_NAMES;
+		return -1;
+	}
 	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 256;
 		b->v = xreallocarray(b->v, b->cap, sizeof(*b->v));

@@ -21,8 +21,17 @@ struct symtab {
 
 struct symtab_builder;
 
+/* Why a builder refused symbols (symtab_builder_refused). */
+#define SYMTAB_REFUSED_SYMBOLS	0x01
+#define SYMTAB_REFUSED_NAMES	0x02
+
 struct symtab_builder *symtab_builder_create(void);
 void		 symtab_builder_free(struct symtab_builder *);
+void		 symtab_builder_limit(struct symtab_builder *, size_t,
+		    size_t);
+int		 symtab_builder_fits(struct symtab_builder *, uint64_t,
+		    uint64_t);
+unsigned int	 symtab_builder_refused(const struct symtab_builder *);
 int		 symtab_builder_add(struct symtab_builder *, uint64_t,
 		    uint64_t, uint64_t, const char *, size_t, int);
 int		 symtab_builder_add_copy(struct symtab_builder *, uint64_t,

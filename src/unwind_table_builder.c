@@ -121,11 +121,11 @@ unwind_table_builder_create(struct elf_file *ef, struct elf_file *debug,
 	for (i = 0; i < UNWIND_TABLE_CIE_SLOTS; i++)
 		b->cies[i].off = UINT64_MAX;
 
-	if (elf_file_section(ef, ".eh_frame", &sc) == 0 &&
+	if (elf_section_find(ef, ".eh_frame", &sc) == 0 &&
 	    sc.type != SHT_NOBITS && sc.size > 0) {
 		if (sc.size > b->lim.max_input)
 			too_big = 1;
-		else if ((b->cfi = elf_file_section_data(ef, &sc,
+		else if ((b->cfi = elf_section_data(ef, &sc,
 		    b->lim.max_input)) == NULL)
 			goto fail;
 		b->sec.data = b->cfi;
@@ -133,10 +133,10 @@ unwind_table_builder_create(struct elf_file *ef, struct elf_file *debug,
 		b->sec.vaddr = sc.addr;
 		b->sec.is_eh = 1;
 		b->st.source = ".eh_frame";
-		if (elf_file_section(ef, ".eh_frame_hdr", &hs) == 0 &&
+		if (elf_section_find(ef, ".eh_frame_hdr", &hs) == 0 &&
 		    hs.type != SHT_NOBITS && hs.size >= 4 &&
 		    hs.size <= b->lim.max_input &&
-		    (b->hdr = elf_file_section_data(ef, &hs,
+		    (b->hdr = elf_section_data(ef, &hs,
 		    b->lim.max_input)) != NULL) {
 			b->hdr_size = hs.size;
 			b->hdr_vaddr = hs.addr;

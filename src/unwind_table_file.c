@@ -69,7 +69,7 @@ unwind_table_file_debug_frame(struct elf_file *ef, size_t max, size_t *len,
 {
 	struct elf_file_scn	 sc;
 
-	if (ef == NULL || elf_file_section(ef, ".debug_frame", &sc) == -1 ||
+	if (ef == NULL || elf_section_find(ef, ".debug_frame", &sc) == -1 ||
 	    sc.type == SHT_NOBITS || sc.size == 0)
 		return NULL;
 	if (sc.size > max) {
@@ -79,5 +79,5 @@ unwind_table_file_debug_frame(struct elf_file *ef, size_t max, size_t *len,
 	if (sc.flags & SHF_COMPRESSED)
 		return unwind_table_file_inflate(ef, &sc, max, len);
 	*len = sc.size;
-	return elf_file_section_data(ef, &sc, max);
+	return elf_section_data(ef, &sc, max);
 }

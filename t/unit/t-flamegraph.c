@@ -617,6 +617,38 @@ test_empty(void)
 	profile_free(p);
 }
 
+/*
+ * A full disk: with a stdio buffer big enough for the whole document,
+ * every write is taken and only the last fflush fails (ENOSPC).  That
+ * path freed the names twice and aborted the daemon.
+ */
+static void
+test_disk_full(void)
+{
+	struct flamegraph	*fg;
+	struct profile		*p;
+	FILE			*f;
+	static char		 big[4 * 1024 * 1024];
+	int			 rv;
+
+	if ((f = fopen("/dev/full", "we")) == NULL) {
+		ok(0, "open /dev/full: %s", strerror(errno));
+		return;
+	}
+	setvbuf(f, big, _IOFBF, sizeof(big));
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	add(p, "app;main;work", 70);
+	add(p, "app;main;idle", 30);
+	fg = flamegraph_create(p);
+	errno = 0;
+	rv = flamegraph_svg_write(fg, "full disk", f);
+	ok(rv == -1 && errno == ENOSPC,
+	    "a full disk fails the flame graph cleanly (ENOSPC, no abort)");
+	flamegraph_free(fg);
+	fclose(f);
+	profile_free(p);
+}
+
 /* The scratch output directory. */
 
 static char *
@@ -626,6 +658,30 @@ path_of(const char *rel)
 
 	xasprintf(&p, "%s/%s", tmpdir, rel);
 	return p;
+}
+
+/*
+ * A directory with no .folded file of the hour: an empty hour, not
+ * qsort(NULL, 0, ...) (undefined; UBSan stops a sanitizer build there).
+ */
+static void
+test_hour_empty(void)
+{
+	struct flamegraph_hours	*hs;
+	struct flamegraph_order	*o = NULL;
+	struct profile		*p, *hp;
+	char			*dir;
+
+	dir = path_of("hour-empty");
+	ok(mkdir(dir, 0700) == 0, "an empty directory");
+	hs = flamegraph_hours_create();
+	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
+	hp = flamegraph_hours_get(hs, dir, p, WHEN, &o);
+	ok(hp != NULL && profile_total(hp) == 0,
+	    "the hour of an empty directory is empty");
+	profile_free(p);
+	flamegraph_hours_free(hs);
+	free(dir);
 }
 
 static char *
@@ -1050,6 +1106,8 @@ main(void)
 	test_offcpu();
 	test_colours();
 	test_empty();
+	test_disk_full();
+	test_hour_empty();
 	test_write();
 	test_hour();
 	test_hour_known();

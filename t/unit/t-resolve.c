@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc_root.h"
 #include "procmaps.h"
 #include "resolve.h"
 #include "src/config.h"
@@ -538,7 +539,7 @@ test_vdso_child(uint64_t off)
 
 	buf = malloc(e->end - e->start);
 	memset(&sf, 0, sizeof(sf));
-	ok(symfile_read_mem(p.pid, e->start, buf, e->end - e->start) == 0,
+	ok(proc_root_read_mem(p.pid, e->start, buf, e->end - e->start) == 0,
 	    "vDSO: read from the process's memory");
 	ok(symfile_load_mem(&sf, buf, e->end - e->start) == 0 &&
 	    sf.build_id_len > 0, "vDSO: an ELF image with a build id");
@@ -547,7 +548,7 @@ test_vdso_child(uint64_t off)
 	    "__vdso_clock_gettime", "vDSO: named from the process's memory");
 	symfile_release(&sf);
 	free(buf);
-	ok(symfile_read_mem(p.pid, 0, &off, sizeof(off)) == -1,
+	ok(proc_root_read_mem(p.pid, 0, &off, sizeof(off)) == -1,
 	    "unmapped memory: an error");
 out:
 	procmaps_free(m);

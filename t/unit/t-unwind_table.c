@@ -337,7 +337,7 @@ section(const uint8_t *img, size_t len, const char *name,
 
 	if ((ef = elf_file_open_mem(img, len)) == NULL)
 		return -1;
-	r = elf_file_section(ef, name, sc);
+	r = elf_section_find(ef, name, sc);
 	elf_file_close(ef);
 	return r;
 }

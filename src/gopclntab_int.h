@@ -1,0 +1,129 @@
+/*
+ * The insides of the Go pclntab reader, shared by gopclntab.c (header,
+ * function table, lookups), gopclntab_image.c (the binary by virtual
+ * address) and gopclntab_inline.c (inline trees).  Nothing else
+ * includes it.
+ */
+#ifndef EBPFSPY_GOPCLNTAB_INT_H
+#define EBPFSPY_GOPCLNTAB_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct elf_file;
+struct symtab;
+
+/* No section of a real binary is bigger; bigger claims are not read. */
+#define GOPCLNTAB_SECTION_MAX	(1ULL << 30)
+#define GOPCLNTAB_PCDATA_INLTREE	2
+#define GOPCLNTAB_FUNCDATA_INLTREE	3
+#define GOPCLNTAB_NONE		UINT32_MAX
+#define GOPCLNTAB_FUNC_NODES_MAX	(1 << 16)
+/* moduledata, in words: funcnametab's pointer, text, gofunc. */
+#define GOPCLNTAB_MD_FUNCNAMETAB	1
+#define GOPCLNTAB_MD_TEXT	22
+#define GOPCLNTAB_MD_GOFUNC_118	38
+#define GOPCLNTAB_MD_GOFUNC_120	40
+
+#if defined(__x86_64__)
+#define GOPCLNTAB_R_RELATIVE	8	/* R_X86_64_RELATIVE */
+#elif defined(__aarch64__)
+#define GOPCLNTAB_R_RELATIVE	1027	/* R_AARCH64_RELATIVE */
+#else
+#define GOPCLNTAB_R_RELATIVE	0
+#endif
+
+struct gopclntab_inl {
+	uint64_t	addr;
+	uint32_t	size;
+	uint32_t	node;
+};
+
+struct gopclntab_node {
+	uint32_t	name;		/* in the names, or NONE */
+	uint32_t	parent;		/* a node, or GOPCLNTAB_NONE */
+};
+
+struct gopclntab {
+	struct symtab		*funcs;	/* names: the name table */
+	struct gopclntab_inl	*inl;	/* sorted, no overlap */
+	size_t			 ninl;
+	struct gopclntab_node	*nodes;
+	size_t			 nnodes;
+	int			 version;
+};
+
+/* What the header says, checked against the section. */
+struct gopclntab_hdr {
+	int		 version;	/* 116, 118 or 120 */
+	uint32_t	 quantum;
+	unsigned int	 ptrsize;
+	uint64_t	 vaddr;		/* of the table */
+	uint64_t	 nfunc;
+	uint64_t	 text;
+	uint64_t	 names_off;
+	const uint8_t	*names;
+	size_t		 names_len;
+	const uint8_t	*pctab;
+	size_t		 pctab_len;
+	const uint8_t	*pcln;		/* functab and _funcs */
+	size_t		 pcln_len;
+	uint64_t	 pcln_vaddr;
+};
+
+struct gopclntab_rel {
+	uint64_t	off;
+	uint64_t	val;
+};
+
+/* The file, read by virtual address. */
+struct gopclntab_img {
+	struct elf_file		*ef;
+	unsigned int		 ptrsize;
+	struct gopclntab_rel	*rel;	/* RELATIVE relocs, sorted */
+	size_t			 nrel;
+	int			 rel_read;
+	uint8_t			*sec;	/* the last section read */
+	uint64_t		 sec_addr, sec_size;
+};
+
+/* What the functions' inline trees add up to, while reading. */
+struct gopclntab_build {
+	struct gopclntab_inl	*inl;
+	size_t			 ninl, inl_cap, inl_max;
+	struct gopclntab_node	*nodes;
+	size_t			 nnodes, nodes_cap, nodes_max;
+	struct gopclntab_range	*fr;	/* one function's ranges */
+	size_t			 nfr, fr_cap;
+};
+
+struct gopclntab_range {
+	uint64_t	start, end;
+	int32_t		val;
+};
+
+/* Walking a pc-value table. */
+struct gopclntab_pcv {
+	const uint8_t	*p, *end;
+	uint64_t	 pc;
+	int32_t		 val;
+	int		 first;
+	uint32_t	 quantum;
+};
+
+/* gopclntab_image.c */
+uint64_t	 gopclntab_image_uword(const uint8_t *, unsigned int);
+uint32_t	 gopclntab_image_u32(const uint8_t *);
+uint64_t	 gopclntab_image_reloc(struct gopclntab_img *, uint64_t,
+		    uint64_t);
+const uint8_t	*gopclntab_image_at(struct gopclntab_img *, uint64_t,
+		    size_t);
+int		 gopclntab_image_gofunc(struct gopclntab_img *,
+		    const struct gopclntab_hdr *, uint64_t *);
+
+/* gopclntab_inline.c */
+void		 gopclntab_inline_func(struct gopclntab_build *,
+		    const struct gopclntab_hdr *, struct gopclntab_img *,
+		    uint64_t, uint64_t, uint64_t, uint64_t);
+
+#endif
