@@ -14,6 +14,80 @@
 
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
+/*
+ * Below: the BPF maps' values, owned by the walker's side
+ * (bpf/unwind.bpf.h, src/unwind_maps.c).  The table builder need not
+ * look at them.
+ */
+
+/* Mappings of a process the walker knows, at most. */
+#define UNWIND_PROC_MAPS	256
+/* A mapping whose file has no record: never a valid file id. */
+#define UNWIND_NO_FILE		0xffffffffU
+
+/*
+ * uw_files (ARRAY, mmapped by the daemon), by file id: where a file's
+ * rows and pages lie in uw_rows and uw_pages.  nrows is written last
+ * and cleared first: 0 means no table (not built yet, evicted, or
+ * none), and the walker takes a frame-pointer step.
+ */
+struct unwind_file {
+	__u32	row_base;
+	__u32	nrows;
+	__u32	page_base;
+	__u32	npages;
+	__u64	pc_base;
+	__u64	pc_end;
+	__u32	hit;		/* BPF: the round the table was last used */
+	__u32	pad;
+};
+
+/* One executable mapping: vaddr = pc - bias. */
+struct unwind_mapping {
+	__u64	start;
+	__u64	end;
+	__u64	bias;
+	__u32	file_id;	/* index of uw_files */
+	__u32	flags;
+};
+
+/* uw_procs (HASH, tgid ->): the mappings, sorted by start. */
+struct unwind_proc {
+	__u32			n;
+	__u32			pad;
+	struct unwind_mapping	m[UNWIND_PROC_MAPS];
+};
+
+/* How user stacks are walked, [profile] unwind. */
+enum unwind_mode {
+	UNWIND_MODE_FP = 0,	/* frame pointers only: bpf_get_stack */
+	UNWIND_MODE_AUTO = 1,	/* tables, frame pointers where none */
+	UNWIND_MODE_DWARF = 2,	/* tables only: stop where there is none */
+};
+
+/*
+ * Per-CPU counters of the walker (uw_stats).  Each walk ends one way
+ * (COMPLETE to BAD_FRAME); the others count walks that met a frame of
+ * that kind at least once, and frames.
+ */
+enum unwind_stat {
+	UNWIND_STAT_WALKS = 0,		/* user stacks walked */
+	UNWIND_STAT_COMPLETE,		/* reached the outermost frame */
+	UNWIND_STAT_DEPTH,		/* truncated: [profile] unwind_depth */
+	UNWIND_STAT_READ_FAULT,		/* truncated: stack not readable */
+	UNWIND_STAT_BAD_FRAME,		/* truncated: CFA or rbp not sane */
+	UNWIND_STAT_NO_RULE,		/* truncated: dwarf and no table */
+	UNWIND_STAT_NO_PROC,		/* walks of a pid with no mappings */
+	UNWIND_STAT_NO_TABLE,		/* walks meeting a file not loaded */
+	UNWIND_STAT_NO_MAPPING,		/* walks meeting unknown code */
+	UNWIND_STAT_INVALID,		/* walks meeting an INVALID/GAP row */
+	UNWIND_STAT_FP_FALLBACK,	/* walks with a frame-pointer step */
+	UNWIND_STAT_FRAMES_TABLE,	/* frames stepped by a table */
+	UNWIND_STAT_FRAMES_FP,		/* frames stepped by frame pointer */
+	UNWIND_STAT_SIGNAL,		/* signal frames stepped through */
+	UNWIND_STAT_MAX
+};
+
 #endif
 
 #define UNWIND_PAGE_SHIFT   16          /* 64 KiB pages of vaddr */
@@ -42,6 +116,80 @@ struct unwind_page {        /* one per 64 KiB page of [pc_base, pc_end) */
                                covering the page's first byte */
     __u32 n;                /* rows to search: from first, through the
                                last row starting in the page (n >= 1) */
+};
+
+/*
+ * Below: the BPF maps' values, owned by the walker's side
+ * (bpf/unwind.bpf.h, src/unwind_maps.c).  The table builder need not
+ * look at them.
+ */
+
+/* Mappings of a process the walker knows, at most. */
+#define UNWIND_PROC_MAPS	256
+/* A mapping whose file has no record: never a valid file id. */
+#define UNWIND_NO_FILE		0xffffffffU
+
+/*
+ * uw_files (ARRAY, mmapped by the daemon), by file id: where a file's
+ * rows and pages lie in uw_rows and uw_pages.  nrows is written last
+ * and cleared first: 0 means no table (not built yet, evicted, or
+ * none), and the walker takes a frame-pointer step.
+ */
+struct unwind_file {
+	__u32	row_base;
+	__u32	nrows;
+	__u32	page_base;
+	__u32	npages;
+	__u64	pc_base;
+	__u64	pc_end;
+	__u32	hit;		/* BPF: the round the table was last used */
+	__u32	pad;
+};
+
+/* One executable mapping: vaddr = pc - bias. */
+struct unwind_mapping {
+	__u64	start;
+	__u64	end;
+	__u64	bias;
+	__u32	file_id;	/* index of uw_files */
+	__u32	flags;
+};
+
+/* uw_procs (HASH, tgid ->): the mappings, sorted by start. */
+struct unwind_proc {
+	__u32			n;
+	__u32			pad;
+	struct unwind_mapping	m[UNWIND_PROC_MAPS];
+};
+
+/* How user stacks are walked, [profile] unwind. */
+enum unwind_mode {
+	UNWIND_MODE_FP = 0,	/* frame pointers only: bpf_get_stack */
+	UNWIND_MODE_AUTO = 1,	/* tables, frame pointers where none */
+	UNWIND_MODE_DWARF = 2,	/* tables only: stop where there is none */
+};
+
+/*
+ * Per-CPU counters of the walker (uw_stats).  Each walk ends one way
+ * (COMPLETE to BAD_FRAME); the others count walks that met a frame of
+ * that kind at least once, and frames.
+ */
+enum unwind_stat {
+	UNWIND_STAT_WALKS = 0,		/* user stacks walked */
+	UNWIND_STAT_COMPLETE,		/* reached the outermost frame */
+	UNWIND_STAT_DEPTH,		/* truncated: [profile] unwind_depth */
+	UNWIND_STAT_READ_FAULT,		/* truncated: stack not readable */
+	UNWIND_STAT_BAD_FRAME,		/* truncated: CFA or rbp not sane */
+	UNWIND_STAT_NO_RULE,		/* truncated: dwarf and no table */
+	UNWIND_STAT_NO_PROC,		/* walks of a pid with no mappings */
+	UNWIND_STAT_NO_TABLE,		/* walks meeting a file not loaded */
+	UNWIND_STAT_NO_MAPPING,		/* walks meeting unknown code */
+	UNWIND_STAT_INVALID,		/* walks meeting an INVALID/GAP row */
+	UNWIND_STAT_FP_FALLBACK,	/* walks with a frame-pointer step */
+	UNWIND_STAT_FRAMES_TABLE,	/* frames stepped by a table */
+	UNWIND_STAT_FRAMES_FP,		/* frames stepped by frame pointer */
+	UNWIND_STAT_SIGNAL,		/* signal frames stepped through */
+	UNWIND_STAT_MAX
 };
 
 #endif

@@ -1,0 +1,472 @@
+/*
+ * The user stack walker of tables built from .eh_frame (bpf/unwind.h),
+ * #included by bpf/profile.bpf.c after its helpers and its scratch map.
+ * Both the perf_event program and the sched_switch program walk with it
+ * when [profile] unwind is not fp.
+ *
+ * It starts from the task's user registers (bpf_task_pt_regs: at a
+ * sample in user mode they are the interrupted ones, in a syscall or at
+ * a context switch the ones saved at kernel entry) and takes one frame
+ * per bpf_loop() iteration.  A frame: the mapping of its pc (the last
+ * one found, else a binary search of the process's sorted mappings),
+ * the file's page index, a binary search of the page's rows, the CFA,
+ * and one read of the return address (with the saved rbp beside it in
+ * the usual layout).  A frame without a table (no mapping known, a
+ * file not loaded yet, Go or JIT code, a gap or a rule we cannot
+ * follow) takes a frame-pointer step, as bpf_get_stack would, and the
+ * walk goes on with tables at the next frame.  A walk that cannot go
+ * on keeps what it has: the sample is never dropped, and uw_stats says
+ * why it ended.
+ *
+ * No map-in-map: one big array of rows, one of pages, one of files
+ * (all three mmapped by the daemon, src/unwind_maps.c), and a hash of
+ * processes.  Array lookups are inlined by the verifier.
+ */
+#ifndef EBPFSPY_UNWIND_BPF_H
+#define EBPFSPY_UNWIND_BPF_H
+
+#include "unwind.h"
+
+/* Above this, an address is not user space (x86_64, 4-level or 5). */
+#define UW_USER_MAX		0x00ffffffffffffffULL
+#define UW_MAPS_STEPS		9	/* log2(UNWIND_PROC_MAPS) + 1 */
+#define UW_ROWS_STEPS		21	/* rows a page may hold: 2^20 */
+/* Signal frame: uc_mcontext at rsp + 40; rbp at +80 in it, rip last. */
+#define UW_SIG_RBP		(40 + 80)
+
+/* Live knobs (src/session_unwind.c). */
+__u32 unwind_mode = UNWIND_MODE_FP;	/* enum unwind_mode */
+__u32 unwind_depth = PROFILE_STACK_DEPTH;
+__u32 unwind_round;			/* written into unwind_file.hit */
+
+/* Sizes are set from [profile] unwind_table_bytes before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1048576);
+	__type(key, __u32);
+	__type(value, struct unwind_row);
+} uw_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct unwind_page);
+} uw_pages SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct unwind_file);
+} uw_files SEC(".maps");
+
+/* 8 KiB a process: allocated as processes come, not up front. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct unwind_proc);
+} uw_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UNWIND_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} uw_stats SEC(".maps");
+
+/*
+ * The bounds of the search of a process's mappings, kept in a map value
+ * rather than in registers: the verifier then knows nothing of them
+ * from one step to the next, and does not explore every path of the
+ * search with its own exact bounds.
+ */
+struct uw_bounds {
+	__u32	lo;
+	__u32	hi;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uw_bounds);
+} uw_bounds SEC(".maps");
+
+/* How a walk ended, and what it met on the way (uw_walk.flags). */
+#define UW_F_EXACT	0x0001	/* ip is not a return address: no -1 */
+#define UW_F_END	0x0002	/* the outermost frame was reached */
+#define UW_F_DEPTH	0x0004
+#define UW_F_READ	0x0008
+#define UW_F_BAD	0x0010
+#define UW_F_NO_RULE	0x0020
+#define UW_F_NO_PROC	0x0040
+#define UW_F_NO_TABLE	0x0080
+#define UW_F_NO_MAP	0x0100
+#define UW_F_INVALID	0x0200
+#define UW_F_FP		0x0400
+#define UW_F_SIGNAL	0x0800
+
+/* The state of one walk, on the stack of the program that walks. */
+struct uw_walk {
+	__u64	ip;
+	__u64	sp;
+	__u64	bp;
+	__u64	m_start;	/* the mapping found last */
+	__u64	m_end;
+	__u64	m_bias;
+	__u32	m_file;
+	__u32	max;
+	__u32	pid;
+	__u32	flags;		/* UW_F_* */
+	__u32	ntable;		/* frames stepped by a table */
+	__u32	nfp;
+	__u32	pad;
+};
+
+static __always_inline void
+uw_stat_add(__u32 idx, __u64 n)
+{
+	__u64	*v;
+
+	v = bpf_map_lookup_elem(&uw_stats, &idx);
+	if (v != NULL)
+		*v += n;
+}
+
+/*
+ * The mapping of pc, from the process's sorted mappings: 0 and the
+ * cache set, or -1.
+ */
+static __always_inline int
+uw_map_find(struct uw_walk *w, __u64 pc)
+{
+	struct unwind_proc	*p;
+	struct unwind_mapping	*m;
+	struct uw_bounds	*b;
+	__u32			 zero = 0, mid, i;
+
+	if (w->flags & UW_F_NO_PROC)
+		return -1;
+	p = bpf_map_lookup_elem(&uw_procs, &w->pid);
+	if (p == NULL) {
+		w->flags |= UW_F_NO_PROC;
+		return -1;
+	}
+	if ((b = bpf_map_lookup_elem(&uw_bounds, &zero)) == NULL)
+		return -1;
+	b->lo = 0;
+	b->hi = p->n;
+	for (i = 0; i < UW_MAPS_STEPS; i++) {
+		if (b->lo >= b->hi)
+			break;
+		mid = (b->lo + b->hi) / 2;
+		if (mid >= UNWIND_PROC_MAPS)
+			break;
+		m = &p->m[mid];
+		if (pc < m->start)
+			b->hi = mid;
+		else if (pc >= m->end)
+			b->lo = mid + 1;
+		else {
+			w->m_start = m->start;
+			w->m_end = m->end;
+			w->m_bias = m->bias;
+			w->m_file = m->file_id;
+			return 0;
+		}
+	}
+	w->flags |= UW_F_NO_MAP;
+	return -1;
+}
+
+/*
+ * The row of pc: 0 and *row, or -1 (no table for it: the caller steps
+ * by frame pointer).
+ */
+static __always_inline int
+uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
+{
+	struct unwind_file	*f;
+	struct unwind_page	*pg;
+	struct unwind_row	*r;
+	__u64			 off;
+	__u32			 nrows, base, idx, lo, hi, mid, i;
+
+	if (pc < w->m_start || pc >= w->m_end) {
+		if (uw_map_find(w, pc) != 0)
+			return -1;
+	}
+	if ((f = bpf_map_lookup_elem(&uw_files, &w->m_file)) == NULL) {
+		w->flags |= UW_F_NO_TABLE;
+		return -1;
+	}
+	nrows = *(volatile __u32 *)&f->nrows;
+	if (nrows == 0) {
+		w->flags |= UW_F_NO_TABLE;
+		return -1;
+	}
+	if (f->hit != unwind_round)
+		f->hit = unwind_round;
+	off = pc - w->m_bias;
+	if (off < f->pc_base || off >= f->pc_end) {
+		w->flags |= UW_F_INVALID;
+		return -1;
+	}
+	off -= f->pc_base;
+	if ((off >> UNWIND_PAGE_SHIFT) >= f->npages) {
+		w->flags |= UW_F_INVALID;
+		return -1;
+	}
+	idx = f->page_base + (__u32)(off >> UNWIND_PAGE_SHIFT);
+	if ((pg = bpf_map_lookup_elem(&uw_pages, &idx)) == NULL)
+		return -1;
+	base = f->row_base;
+	lo = pg->first;
+	hi = lo + pg->n;
+	if (hi > nrows)
+		hi = nrows;
+	if (lo >= hi) {
+		w->flags |= UW_F_INVALID;
+		return -1;
+	}
+	/* The last row at or below off: rows[lo - 1] when done. */
+	lo++;
+	for (i = 0; i < UW_ROWS_STEPS; i++) {
+		if (lo >= hi)
+			break;
+		mid = (lo + hi) / 2;
+		idx = base + mid;
+		if ((r = bpf_map_lookup_elem(&uw_rows, &idx)) == NULL)
+			return -1;
+		if (r->pc <= (__u32)off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	idx = base + lo - 1;
+	if ((r = bpf_map_lookup_elem(&uw_rows, &idx)) == NULL)
+		return -1;
+	*row = *r;
+	return 0;
+}
+
+/* One frame-pointer step: 0 to go on, 1 to stop. */
+static __always_inline int
+uw_fp_step(struct uw_walk *w)
+{
+	__u64	v[2];
+
+	if (unwind_mode == UNWIND_MODE_DWARF) {
+		w->flags |= UW_F_NO_RULE;
+		return 1;
+	}
+	w->flags |= UW_F_FP;
+	w->nfp++;
+	if (w->bp == 0) {
+		w->flags |= UW_F_END;
+		return 1;
+	}
+	if ((w->bp & 7) != 0 || w->bp < w->sp || w->bp > UW_USER_MAX) {
+		w->flags |= UW_F_BAD;
+		return 1;
+	}
+	if (bpf_probe_read_user(v, sizeof(v), (void *)w->bp) != 0) {
+		w->flags |= UW_F_READ;
+		return 1;
+	}
+	w->sp = w->bp + 16;
+	w->bp = v[0];
+	w->ip = v[1];
+	w->flags &= ~UW_F_EXACT;
+	return 0;
+}
+
+/*
+ * A signal frame: the interrupted registers are in the ucontext that
+ * the kernel left at rsp, and the interrupted pc is no return address.
+ */
+static __always_inline int
+uw_signal_step(struct uw_walk *w)
+{
+	__u64	v[7];		/* rbp rbx rdx rax rcx rsp rip */
+
+	if (bpf_probe_read_user(v, sizeof(v), (void *)(w->sp +
+	    UW_SIG_RBP)) != 0) {
+		w->flags |= UW_F_READ;
+		return 1;
+	}
+	w->bp = v[0];
+	w->sp = v[5];
+	w->ip = v[6];
+	w->flags |= UW_F_EXACT | UW_F_SIGNAL;
+	w->ntable++;
+	return 0;
+}
+
+/* Unwind the frame at w->ip: 0 to go on, 1 to stop. */
+static __always_inline int
+uw_frame(struct uw_walk *w)
+{
+	struct unwind_row	 row;
+	__u64			 pc, cfa, v[2], bp;
+
+	pc = w->ip;
+	if (!(w->flags & UW_F_EXACT))
+		pc--;		/* a return address: the call is before it */
+	if (uw_row_find(w, pc, &row) != 0)
+		return uw_fp_step(w);
+	switch (row.kind) {
+	case UNWIND_CFA_RSP:
+		cfa = w->sp + row.cfa_off;
+		break;
+	case UNWIND_CFA_RBP:
+		cfa = w->bp + row.cfa_off;
+		break;
+	case UNWIND_PLT:
+		cfa = w->sp + 8 + ((w->ip & 15) >= 11 ? 8 : 0);
+		break;
+	case UNWIND_DEREF:
+		if (bpf_probe_read_user(&cfa, sizeof(cfa), (void *)(w->sp +
+		    row.cfa_off)) != 0) {
+			w->flags |= UW_F_READ;
+			return 1;
+		}
+		cfa += 8;
+		break;
+	case UNWIND_SIGNAL:
+		return uw_signal_step(w);
+	case UNWIND_STOP:
+		w->flags |= UW_F_END;
+		return 1;
+	default:
+		/* INVALID, GAP: the code around pc keeps its frame pointer? */
+		w->flags |= UW_F_INVALID;
+		return uw_fp_step(w);
+	}
+	if (cfa <= w->sp || cfa > UW_USER_MAX) {
+		w->flags |= UW_F_BAD;
+		return 1;
+	}
+	bp = w->bp;
+	if (row.rbp_off == -2) {
+		/* push %rbp first: rbp and the return address side by side */
+		if (bpf_probe_read_user(v, sizeof(v), (void *)(cfa - 16)) != 0) {
+			w->flags |= UW_F_READ;
+			return 1;
+		}
+		bp = v[0];
+	} else {
+		if (bpf_probe_read_user(&v[1], sizeof(v[1]),
+		    (void *)(cfa - 8)) != 0) {
+			w->flags |= UW_F_READ;
+			return 1;
+		}
+		if (row.rbp_off != 0 && bpf_probe_read_user(&bp, sizeof(bp),
+		    (void *)(cfa + (__s64)row.rbp_off * 8)) != 0) {
+			w->flags |= UW_F_READ;
+			return 1;
+		}
+	}
+	w->sp = cfa;
+	w->bp = bp;
+	w->ip = v[1];
+	w->flags &= ~UW_F_EXACT;
+	w->ntable++;
+	return 0;
+}
+
+/*
+ * The count of frames is kept in the scratch record, not in the walk:
+ * a count the verifier knew would make it check every iteration apart.
+ */
+static long
+uw_step_cb(__u64 idx, void *arg)
+{
+	struct uw_walk			*w = arg;
+	struct profile_stack_rec	*buf;
+	__u32				 zero = 0, n;
+
+	if (w->ip == 0 || w->ip > UW_USER_MAX) {
+		w->flags |= UW_F_END;
+		return 1;
+	}
+	if ((buf = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
+		return 1;
+	n = buf->n;
+	if (n >= w->max || n >= PROFILE_STACK_DEPTH) {
+		w->flags |= UW_F_DEPTH;
+		return 1;
+	}
+	buf->ip[n] = w->ip;
+	buf->n = n + 1;
+	return uw_frame(w);
+}
+
+/*
+ * Walk the current task's user stack into buf->ip: the number of
+ * frames.  pid is its tgid, whose mappings uw_procs holds.
+ */
+static __always_inline __u32
+uw_walk_user(__u32 pid)
+{
+	struct profile_stack_rec	*buf;
+	struct task_struct		*task;
+	struct pt_regs			*regs;
+	struct uw_walk			 w = {};
+	__u32				 f, zero = 0;
+
+	if ((buf = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
+		return 0;
+	buf->n = 0;
+	task = bpf_get_current_task_btf();
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (regs == NULL)
+		return 0;
+	w.ip = regs->ip;
+	w.sp = regs->sp;
+	w.bp = regs->bp;
+	w.pid = pid;
+	w.m_file = UNWIND_NO_FILE;
+	w.max = unwind_depth;
+	if (w.max > PROFILE_STACK_DEPTH)
+		w.max = PROFILE_STACK_DEPTH;
+	w.flags = UW_F_EXACT;
+	/* One more iteration than frames: the last one tells depth. */
+	bpf_loop(PROFILE_STACK_DEPTH + 1, uw_step_cb, &w, 0);
+
+	f = w.flags;
+	uw_stat_add(UNWIND_STAT_WALKS, 1);
+	if (f & UW_F_END)
+		uw_stat_add(UNWIND_STAT_COMPLETE, 1);
+	else if (f & UW_F_DEPTH)
+		uw_stat_add(UNWIND_STAT_DEPTH, 1);
+	else if (f & UW_F_READ)
+		uw_stat_add(UNWIND_STAT_READ_FAULT, 1);
+	else if (f & UW_F_NO_RULE)
+		uw_stat_add(UNWIND_STAT_NO_RULE, 1);
+	else
+		uw_stat_add(UNWIND_STAT_BAD_FRAME, 1);
+	if (f & UW_F_NO_PROC)
+		uw_stat_add(UNWIND_STAT_NO_PROC, 1);
+	if (f & UW_F_NO_TABLE)
+		uw_stat_add(UNWIND_STAT_NO_TABLE, 1);
+	if (f & UW_F_NO_MAP)
+		uw_stat_add(UNWIND_STAT_NO_MAPPING, 1);
+	if (f & UW_F_INVALID)
+		uw_stat_add(UNWIND_STAT_INVALID, 1);
+	if (f & UW_F_FP)
+		uw_stat_add(UNWIND_STAT_FP_FALLBACK, 1);
+	if (f & UW_F_SIGNAL)
+		uw_stat_add(UNWIND_STAT_SIGNAL, 1);
+	uw_stat_add(UNWIND_STAT_FRAMES_TABLE, w.ntable);
+	uw_stat_add(UNWIND_STAT_FRAMES_FP, w.nfp);
+	return buf->n;
+}
+
+#endif
