@@ -26,6 +26,7 @@
 #include "config.h"
 #include "log.h"
 #include "session.h"
+#include "session_unwind.h"
 #include "xmalloc.h"
 
 struct session_cpu {
@@ -56,6 +57,7 @@ struct session {
 	struct bpf_link		*offcpu_link;
 	struct bpf_link		*exec_link;
 	struct bpf_link		*exit_link;
+	struct session_unwind	*unwind;	/* session_unwind.c */
 };
 
 static int
@@ -236,6 +238,7 @@ session_set_knobs(struct session *s, const struct config *conf)
 	s->skel->data->py_depth = conf->python_depth;
 	/* Without targets_only, no exec waits for our answer. */
 	s->skel->bss->exec_profiled = !conf->targets_only;
+	session_unwind_knobs(s->skel, conf);
 }
 
 static void
@@ -321,6 +324,7 @@ session_load(const struct config *conf, int use_btf)
 	for (rb = 4096; rb < conf->ringbuf_kb * 1024; rb <<= 1)
 		;
 	bpf_map__set_max_entries(skel->maps.events, rb);
+	session_unwind_size(skel, conf);
 	bpf_program__set_autoload(skel->progs.offcpu_switch_btf, use_btf);
 	bpf_program__set_autoload(skel->progs.offcpu_switch_raw, !use_btf);
 	if ((err = profile_bpf__load(skel)) != 0) {
@@ -356,6 +360,8 @@ session_open(struct ev_loop *loop, const struct config *conf,
 		}
 	}
 	session_set_knobs(s, conf);
+	if ((s->unwind = session_unwind_open(s->skel)) == NULL)
+		goto fail;
 	if ((n = libbpf_num_possible_cpus()) <= 0) {
 		log_warnx("cannot count possible CPUs");
 		goto fail;
@@ -439,6 +445,7 @@ session_close(struct session *s)
 		ring_buffer__free(s->rb);
 	}
 	ring_buffer__free(s->stack_rb);
+	session_unwind_close(s->unwind);
 	profile_bpf__destroy(s->skel);
 	free(s);
 }
@@ -513,6 +520,12 @@ session_pid_get(struct session *s, pid_t pid, struct profile_pid_config *cfg)
 	    cfg) != 0)
 		return -1;
 	return 0;
+}
+
+struct session_unwind *
+session_unwind(struct session *s)
+{
+	return s->unwind;
 }
 
 int

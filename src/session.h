@@ -10,6 +10,7 @@
 struct config;
 struct ev_loop;
 struct session;
+struct session_unwind;
 
 /* Called for each event of the ring buffer, in order. */
 typedef void (*session_event_cb)(const struct profile_event *, void *);
@@ -45,6 +46,8 @@ int		 session_pid_delete(struct session *, pid_t);
 int		 session_pid_get(struct session *, pid_t,
 		    struct profile_pid_config *);
 
+/* The unwind tables' maps: src/session_unwind.h. */
+struct session_unwind *session_unwind(struct session *);
 int		 session_counts_fd(struct session *);
 /*
  * Native stacks come through their ring to cb; lookup answers
