@@ -701,6 +701,8 @@ on_exec(void *ctx)
 	}
 	if (bpf_map_update_elem(&pid_config, &pid, &cfg, BPF_ANY) != 0)
 		stat_add(PROFILE_STAT_PID_MAP_FULL, 1);
+	/* The old image's mappings would walk the new one's stacks. */
+	bpf_map_delete_elem(&uw_procs, &pid);
 	stat_add(PROFILE_STAT_EXEC, 1);
 	event_send_flags(PROFILE_EVENT_EXEC, pid, exec_profiled != 0,
 	    exec_profiled ? event_quiet_flags() : BPF_RB_FORCE_WAKEUP);
@@ -727,6 +729,7 @@ on_exit(void *ctx)
 	task = (struct task_struct *)bpf_get_current_task();
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
+	bpf_map_delete_elem(&uw_procs, &pid);
 	/* Never seen: nothing to forget.  Else forgotten here and now. */
 	if (bpf_map_delete_elem(&pid_config, &pid) != 0)
 		return 0;

@@ -344,6 +344,8 @@ session_open(struct ev_loop *loop, const struct config *conf,
 	int		 n;
 
 	libbpf_set_print(session_libbpf_print);
+	if (session_kernel_check() == -1)
+		return NULL;
 	s = xcalloc(1, sizeof(*s));
 	s->loop = loop;
 	s->cb = cb;

@@ -29,6 +29,8 @@ typedef int (*session_stack_lookup_cb)(uint64_t, struct profile_stack *,
 struct session	*session_open(struct ev_loop *, const struct config *,
 		    session_event_cb, void *);
 void		 session_close(struct session *);
+/* The kernel has what the BPF programs need: src/session_kernel.c. */
+int		 session_kernel_check(void);
 /* Apply the live keys of a new config; -1 leaves the old in force. */
 int		 session_apply(struct session *, const struct config *);
 /*
