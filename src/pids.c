@@ -45,6 +45,7 @@
 #include "resolve.h"
 #include "session.h"
 #include "target.h"
+#include "unwind_maps.h"
 #include "xmalloc.h"
 
 #define PIDS_SWEEP_ROUNDS	10
@@ -63,6 +64,7 @@ struct pids {
 	uint64_t		 round;
 	uint64_t		 requests, execs, exits, swept;
 	uint64_t		 loads;		/* first maps reads */
+	struct unwind_maps	*unwind;	/* src/unwind_maps.c */
 };
 
 struct pids *
@@ -88,6 +90,7 @@ pids_proc_free(struct pids *p, struct pids_proc *proc)
 		return;
 	resolve_proc_close(p->resolve, proc->rp);
 	python_proc_close(p->python, proc->py);
+	unwind_maps_proc_close(p->unwind, proc->uw);
 	target_labels_free(proc->labels);
 	free(proc);
 }
@@ -334,6 +337,8 @@ pids_unload(struct pids *p, struct pids_proc *proc)
 		proc->type = PROFILE_PID_FP;
 	resolve_proc_close(p->resolve, proc->rp);
 	proc->rp = NULL;
+	unwind_maps_proc_close(p->unwind, proc->uw);
+	proc->uw = NULL;
 	proc->loaded = 0;
 	proc->wait_exe = 0;
 }
@@ -426,6 +431,7 @@ pids_load(struct pids *p, struct pids_proc *proc, int exec, uint64_t stack)
 			proc->wait_exe = !pids_stack_in(p, stack,
 			    proc->exe_lo, proc->exe_hi);
 	}
+	proc->uw = unwind_maps_proc(p->unwind, proc->uw, proc->pid, maps);
 	proc->rp = resolve_proc_open_maps(p->resolve, proc->pid, maps);
 }
 
@@ -447,6 +453,7 @@ pids_reload(struct pids *p, struct pids_proc *proc)
 			proc->py_tries++;
 	}
 	proc->wait_exe = 0;
+	proc->uw = unwind_maps_proc(p->unwind, proc->uw, proc->pid, maps);
 	if (proc->rp != NULL)
 		resolve_proc_reload_maps(p->resolve, proc->rp, maps);
 	else
@@ -586,8 +593,12 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		 * while later, when the pid may be another process's.
 		 */
 		p->exits++;
-		if ((proc = pids_find(p, pid)) != NULL)
+		if ((proc = pids_find(p, pid)) != NULL) {
 			proc->state = PIDS_DEAD;
+			/* Its files' tables may go now. */
+			unwind_maps_proc_close(p->unwind, proc->uw);
+			proc->uw = NULL;
+		}
 		break;
 	default:
 		log_debug("unknown event type %u", ev->type);
@@ -681,6 +692,7 @@ pids_round_end(struct pids *p)
 		/* Removal may have moved another entry into slot i. */
 	}
 	python_round_end(p->python);
+	unwind_maps_round(p->unwind);
 	p->round++;
 	if (p->round % PIDS_SWEEP_ROUNDS == 0)
 		pids_sweep(p);
@@ -703,6 +715,7 @@ pids_configure(struct pids *p, const struct config *conf)
 
 	p->conf = conf;
 	python_configure(p->python, conf);
+	unwind_maps_configure(p->unwind, conf);
 	for (i = 0; i < p->size; i++) {
 		if ((proc = p->v[i]) == NULL || proc->state != PIDS_ALIVE)
 			continue;
@@ -774,6 +787,7 @@ pids_log_state(struct pids *p)
 	    (unsigned long long)p->loads,
 	    (unsigned long long)procmaps_reads());
 	python_log_state(p->python);
+	unwind_maps_log_state(p->unwind);
 }
 
 void
@@ -784,6 +798,13 @@ pids_stats(struct pids *p, struct pids_stats *st)
 	st->exits = p->exits;
 	st->loads = p->loads;
 	st->maps_reads = procmaps_reads();
+}
+
+/* The unwind tables of the processes' files, once both exist. */
+void
+pids_set_unwind(struct pids *p, struct unwind_maps *um)
+{
+	p->unwind = um;
 }
 
 struct python *
