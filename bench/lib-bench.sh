@@ -32,6 +32,8 @@
 #   bench_sleep SECS		sleep without a fork
 #   bench_median N...		the median
 #   bench_header TITLE		the title, the machine and its load
+#   bench_bpf_stats_on		kernel.bpf_stats_enabled=1 until the script
+#				ends, then as it was
 #   bench_prog_id PID NAME	the id of the BPF program NAME that PID's
 #				links hold
 #   bench_prog_stats ID		"run_time_ns run_cnt" of a BPF program
@@ -365,4 +367,12 @@ bench_prog_measure () {
 	read -r t1 c1 <<<"$(bench_prog_stats "$prog")"
 	awk -v t=$((t1 - t0)) -v c=$((c1 - c0)) \
 	    'BEGIN { printf "%.0f %d\n", c ? t / c : 0, c }'
+}
+
+bench_bpf_stats_on () {
+	BENCH_OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -q -w kernel.bpf_stats_enabled=1 ||
+	    bench_die "cannot set kernel.bpf_stats_enabled"
+	trap 'sysctl -q -w kernel.bpf_stats_enabled="$BENCH_OLD_STATS";
+	    bench_cleanup_' EXIT
 }

@@ -62,13 +62,7 @@ PYVER=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])') ||
 bench_header "Python stacks: BPF cost per sample, daemon CPU, split" \
     "against perf; $PY ($PYVER), $SECS s per part"
 
-OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -q -w kernel.bpf_stats_enabled=1 ||
-    bench_die "cannot set kernel.bpf_stats_enabled"
-python_restore () {
-	sysctl -q -w kernel.bpf_stats_enabled="$OLD_STATS"
-}
-trap 'python_restore; bench_cleanup_' EXIT
+bench_bpf_stats_on
 
 # ebpfspyd at a rate, [python] enabled or not (yes), with its output
 # under $BENCH_TMP/out-RATE.

@@ -35,13 +35,7 @@ test -x "$FPLESS" || bench_die "$FPLESS not found: build it" \
 bench_header "user stack walks: BPF cost per on-CPU sample, dwarf" \
     "against fp, 999 Hz, $SECS s per workload and mode"
 
-OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -q -w kernel.bpf_stats_enabled=1 ||
-    bench_die "cannot set kernel.bpf_stats_enabled"
-unwind_restore () {
-	sysctl -q -w kernel.bpf_stats_enabled="$OLD_STATS"
-}
-trap 'unwind_restore; bench_cleanup_' EXIT
+bench_bpf_stats_on
 
 # ebpfspyd with [profile] unwind = $1.
 daemon_start () {

@@ -80,24 +80,6 @@ struct {
 	__type(value, __u64);
 } uw_stats SEC(".maps");
 
-/*
- * The bounds of the search of a process's mappings, kept in a map value
- * rather than in registers: the verifier then knows nothing of them
- * from one step to the next, and does not explore every path of the
- * search with its own exact bounds.
- */
-struct uw_bounds {
-	__u32	lo;
-	__u32	hi;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct uw_bounds);
-} uw_bounds SEC(".maps");
-
 /* How a walk ended, and what it met on the way (uw_walk.flags). */
 #define UW_F_EXACT	0x0001	/* ip is not a return address: no -1 */
 #define UW_F_END	0x0002	/* the outermost frame was reached */
@@ -112,22 +94,35 @@ struct {
 #define UW_F_FP		0x0400
 #define UW_F_SIGNAL	0x0800
 
-/* The state of one walk, on the stack of the program that walks. */
+/*
+ * The state of one walk, in a per-CPU map value rather than on the
+ * program's stack: the verifier then knows nothing of it from one
+ * iteration to the next, and checks the iteration once, not once for
+ * every state the walk could be in.  Then the two mappings found last
+ * (a stack goes back and forth between a program and its libraries).
+ */
 struct uw_walk {
 	__u64	ip;
 	__u64	sp;
 	__u64	bp;
-	__u64	m_start;	/* the mapping found last */
-	__u64	m_end;
-	__u64	m_bias;
-	__u32	m_file;
 	__u32	max;
 	__u32	pid;
 	__u32	flags;		/* UW_F_* */
 	__u32	ntable;		/* frames stepped by a table */
 	__u32	nfp;
 	__u32	pad;
+	__u64	start[2];	/* [0]: the mapping found last */
+	__u64	end[2];
+	__u64	bias[2];
+	__u32	file[2];
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uw_walk);
+} uw_walk SEC(".maps");
 
 static __always_inline void
 uw_stat_add(__u32 idx, __u64 n)
@@ -143,46 +138,132 @@ uw_stat_add(__u32 idx, __u64 n)
  * The mapping of pc, from the process's sorted mappings: 0 and the
  * cache set, or -1.
  */
+/*
+ * The searches run under bpf_loop() of their own: as plain loops, the
+ * verifier walked each of their paths in each frame of the walk and
+ * gave up at a million instructions.
+ */
+struct uw_msearch {
+	struct unwind_proc	*p;
+	__u64			 pc;
+	__u32			 lo;
+	__u32			 hi;
+	__s32			 found;
+	__u32			 pad;
+};
+
+static long
+uw_maps_cb(__u64 idx, void *arg)
+{
+	struct uw_msearch	*s = arg;
+	struct unwind_proc	*p = s->p;
+	struct unwind_mapping	*m;
+	__u32			 mid;
+
+	if (p == NULL || s->lo >= s->hi)
+		return 1;
+	mid = (s->lo + s->hi) / 2;
+	if (mid >= UNWIND_PROC_MAPS)
+		return 1;
+	m = &p->m[mid];
+	if (s->pc < m->start)
+		s->hi = mid;
+	else if (s->pc >= m->end)
+		s->lo = mid + 1;
+	else {
+		s->found = mid;
+		return 1;
+	}
+	return 0;
+}
+
 static __always_inline int
 uw_map_find(struct uw_walk *w, __u64 pc)
 {
-	struct unwind_proc	*p;
+	struct uw_msearch	 s = {};
 	struct unwind_mapping	*m;
-	struct uw_bounds	*b;
-	__u32			 zero = 0, mid, i;
+	__u32			 i;
 
 	if (w->flags & UW_F_NO_PROC)
 		return -1;
-	p = bpf_map_lookup_elem(&uw_procs, &w->pid);
-	if (p == NULL) {
+	s.p = bpf_map_lookup_elem(&uw_procs, &w->pid);
+	if (s.p == NULL) {
 		w->flags |= UW_F_NO_PROC;
 		return -1;
 	}
-	if ((b = bpf_map_lookup_elem(&uw_bounds, &zero)) == NULL)
+	s.pc = pc;
+	s.hi = s.p->n;
+	s.found = -1;
+	bpf_loop(UW_MAPS_STEPS, uw_maps_cb, &s, 0);
+	if (s.found < 0 || s.found >= UNWIND_PROC_MAPS) {
+		w->flags |= UW_F_NO_MAP;
 		return -1;
-	b->lo = 0;
-	b->hi = p->n;
-	for (i = 0; i < UW_MAPS_STEPS; i++) {
-		if (b->lo >= b->hi)
-			break;
-		mid = (b->lo + b->hi) / 2;
-		if (mid >= UNWIND_PROC_MAPS)
-			break;
-		m = &p->m[mid];
-		if (pc < m->start)
-			b->hi = mid;
-		else if (pc >= m->end)
-			b->lo = mid + 1;
-		else {
-			w->m_start = m->start;
-			w->m_end = m->end;
-			w->m_bias = m->bias;
-			w->m_file = m->file_id;
-			return 0;
-		}
 	}
-	w->flags |= UW_F_NO_MAP;
-	return -1;
+	i = s.found;
+	m = &s.p->m[i];
+	w->start[1] = w->start[0];
+	w->end[1] = w->end[0];
+	w->bias[1] = w->bias[0];
+	w->file[1] = w->file[0];
+	w->start[0] = m->start;
+	w->end[0] = m->end;
+	w->bias[0] = m->bias;
+	w->file[0] = m->file_id;
+	return 0;
+}
+
+/* pc's mapping into the first slot: 0, or -1 when there is none. */
+static __always_inline int
+uw_map_get(struct uw_walk *w, __u64 pc)
+{
+	__u64	s, e, b;
+	__u32	f;
+
+	if (pc >= w->start[0] && pc < w->end[0])
+		return 0;
+	if (pc >= w->start[1] && pc < w->end[1]) {
+		s = w->start[0];
+		e = w->end[0];
+		b = w->bias[0];
+		f = w->file[0];
+		w->start[0] = w->start[1];
+		w->end[0] = w->end[1];
+		w->bias[0] = w->bias[1];
+		w->file[0] = w->file[1];
+		w->start[1] = s;
+		w->end[1] = e;
+		w->bias[1] = b;
+		w->file[1] = f;
+		return 0;
+	}
+	return uw_map_find(w, pc);
+}
+
+struct uw_rsearch {
+	__u32	base;		/* the file's first row in uw_rows */
+	__u32	lo;
+	__u32	hi;
+	__u32	off;		/* pc - pc_base */
+};
+
+static long
+uw_rows_cb(__u64 idx, void *arg)
+{
+	struct uw_rsearch	*s = arg;
+	struct unwind_row	*r;
+	__u32			 mid, i;
+
+	if (s->lo >= s->hi)
+		return 1;
+	mid = (s->lo + s->hi) / 2;
+	i = s->base + mid;
+	if ((r = bpf_map_lookup_elem(&uw_rows, &i)) == NULL)
+		return 1;
+	if (r->pc <= s->off)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
 }
 
 /*
@@ -195,14 +276,14 @@ uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
 	struct unwind_file	*f;
 	struct unwind_page	*pg;
 	struct unwind_row	*r;
+	struct uw_rsearch	 rs;
 	__u64			 off;
-	__u32			 nrows, base, idx, lo, hi, mid, i;
+	__u32			 nrows, base, idx, lo, hi;
 
-	if (pc < w->m_start || pc >= w->m_end) {
-		if (uw_map_find(w, pc) != 0)
-			return -1;
-	}
-	if ((f = bpf_map_lookup_elem(&uw_files, &w->m_file)) == NULL) {
+	if (uw_map_get(w, pc) != 0)
+		return -1;
+	idx = w->file[0];
+	if ((f = bpf_map_lookup_elem(&uw_files, &idx)) == NULL) {
 		w->flags |= UW_F_NO_TABLE;
 		return -1;
 	}
@@ -213,7 +294,7 @@ uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
 	}
 	if (f->hit != unwind_round)
 		f->hit = unwind_round;
-	off = pc - w->m_bias;
+	off = pc - w->bias[0];
 	if (off < f->pc_base || off >= f->pc_end) {
 		w->flags |= UW_F_INVALID;
 		return -1;
@@ -236,19 +317,12 @@ uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
 		return -1;
 	}
 	/* The last row at or below off: rows[lo - 1] when done. */
-	lo++;
-	for (i = 0; i < UW_ROWS_STEPS; i++) {
-		if (lo >= hi)
-			break;
-		mid = (lo + hi) / 2;
-		idx = base + mid;
-		if ((r = bpf_map_lookup_elem(&uw_rows, &idx)) == NULL)
-			return -1;
-		if (r->pc <= (__u32)off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	rs.base = base;
+	rs.lo = lo + 1;
+	rs.hi = hi;
+	rs.off = off;
+	bpf_loop(UW_ROWS_STEPS, uw_rows_cb, &rs, 0);
+	lo = rs.lo;
 	idx = base + lo - 1;
 	if ((r = bpf_map_lookup_elem(&uw_rows, &idx)) == NULL)
 		return -1;
@@ -388,16 +462,17 @@ uw_frame(struct uw_walk *w)
 static long
 uw_step_cb(__u64 idx, void *arg)
 {
-	struct uw_walk			*w = arg;
+	struct uw_walk			*w;
 	struct profile_stack_rec	*buf;
 	__u32				 zero = 0, n;
 
+	if ((w = bpf_map_lookup_elem(&uw_walk, &zero)) == NULL ||
+	    (buf = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
+		return 1;
 	if (w->ip == 0 || w->ip > UW_USER_MAX) {
 		w->flags |= UW_F_END;
 		return 1;
 	}
-	if ((buf = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
-		return 1;
 	n = buf->n;
 	if (n >= w->max || n >= PROFILE_STACK_DEPTH) {
 		w->flags |= UW_F_DEPTH;
@@ -418,29 +493,28 @@ uw_walk_user(__u32 pid)
 	struct profile_stack_rec	*buf;
 	struct task_struct		*task;
 	struct pt_regs			*regs;
-	struct uw_walk			 w = {};
+	struct uw_walk			*w;
 	__u32				 f, zero = 0;
 
-	if ((buf = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
+	if ((buf = bpf_map_lookup_elem(&scratch, &zero)) == NULL ||
+	    (w = bpf_map_lookup_elem(&uw_walk, &zero)) == NULL)
 		return 0;
 	buf->n = 0;
+	__builtin_memset(w, 0, sizeof(*w));
 	task = bpf_get_current_task_btf();
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (regs == NULL)
 		return 0;
-	w.ip = regs->ip;
-	w.sp = regs->sp;
-	w.bp = regs->bp;
-	w.pid = pid;
-	w.m_file = UNWIND_NO_FILE;
-	w.max = unwind_depth;
-	if (w.max > PROFILE_STACK_DEPTH)
-		w.max = PROFILE_STACK_DEPTH;
-	w.flags = UW_F_EXACT;
+	w->ip = regs->ip;
+	w->sp = regs->sp;
+	w->bp = regs->bp;
+	w->pid = pid;
+	w->max = unwind_depth;
+	w->flags = UW_F_EXACT;
 	/* One more iteration than frames: the last one tells depth. */
-	bpf_loop(PROFILE_STACK_DEPTH + 1, uw_step_cb, &w, 0);
+	bpf_loop(PROFILE_STACK_DEPTH + 1, uw_step_cb, NULL, 0);
 
-	f = w.flags;
+	f = w->flags;
 	uw_stat_add(UNWIND_STAT_WALKS, 1);
 	if (f & UW_F_END)
 		uw_stat_add(UNWIND_STAT_COMPLETE, 1);
@@ -464,8 +538,8 @@ uw_walk_user(__u32 pid)
 		uw_stat_add(UNWIND_STAT_FP_FALLBACK, 1);
 	if (f & UW_F_SIGNAL)
 		uw_stat_add(UNWIND_STAT_SIGNAL, 1);
-	uw_stat_add(UNWIND_STAT_FRAMES_TABLE, w.ntable);
-	uw_stat_add(UNWIND_STAT_FRAMES_FP, w.nfp);
+	uw_stat_add(UNWIND_STAT_FRAMES_TABLE, w->ntable);
+	uw_stat_add(UNWIND_STAT_FRAMES_FP, w->nfp);
 	return buf->n;
 }
 
