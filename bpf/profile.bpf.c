@@ -344,15 +344,18 @@ ustack_store(void *ctx, struct profile_pid_config *cfg, __u32 pid)
 {
 	struct profile_stack_rec	*buf;
 	__u32				 zero = 0, n;
+	__u64				 t0 = bpf_ktime_get_ns(), h = 0;
 
+	/* What the walk costs, by mode: bench/unwind-cost.sh. */
 	if (unwind_mode == UNWIND_MODE_FP)
-		return stack_store(ctx, BPF_F_USER_STACK,
+		h = stack_store(ctx, BPF_F_USER_STACK,
 		    PROFILE_STAT_USTACK_ERR, cfg, pid);
-	if ((n = uw_walk_user(pid)) == 0)
-		return 0;
-	if ((buf = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
-		return 0;
-	return stack_send_walked(buf, n, cfg, pid);
+	else if ((n = uw_walk_user(pid)) != 0 &&
+	    (buf = bpf_map_lookup_elem(&scratch, &zero)) != NULL)
+		h = stack_send_walked(buf, n, cfg, pid);
+	uw_stat_add(UNWIND_STAT_USTACKS, 1);
+	uw_stat_add(UNWIND_STAT_USTACK_NS, bpf_ktime_get_ns() - t0);
+	return h;
 }
 
 static __always_inline void

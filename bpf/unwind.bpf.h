@@ -37,7 +37,6 @@
 /* Live knobs (src/session_unwind.c). */
 __u32 unwind_mode = UNWIND_MODE_FP;	/* enum unwind_mode */
 __u32 unwind_depth = PROFILE_STACK_DEPTH;
-__u32 unwind_round;			/* written into unwind_file.hit */
 
 /* Sizes are set from [profile] unwind_table_bytes before load. */
 struct {
@@ -110,7 +109,7 @@ struct uw_walk {
 	__u32	flags;		/* UW_F_* */
 	__u32	ntable;		/* frames stepped by a table */
 	__u32	nfp;
-	__u32	pad;
+	__u32	now;		/* for unwind_file.hit */
 	__u64	start[2];	/* [0]: the mapping found last */
 	__u64	end[2];
 	__u64	bias[2];
@@ -292,8 +291,8 @@ uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
 		w->flags |= UW_F_NO_TABLE;
 		return -1;
 	}
-	if (f->hit != unwind_round)
-		f->hit = unwind_round;
+	if (f->hit != w->now)
+		f->hit = w->now;
 	off = pc - w->bias[0];
 	if (off < f->pc_base || off >= f->pc_end) {
 		w->flags |= UW_F_INVALID;
@@ -511,6 +510,7 @@ uw_walk_user(__u32 pid)
 	w->pid = pid;
 	w->max = unwind_depth;
 	w->flags = UW_F_EXACT;
+	w->now = bpf_ktime_get_ns() >> UNWIND_HIT_SHIFT;
 	/* One more iteration than frames: the last one tells depth. */
 	bpf_loop(PROFILE_STACK_DEPTH + 1, uw_step_cb, NULL, 0);
 

@@ -50,6 +50,9 @@ struct unwind_page {        /* one per 64 KiB page of [pc_base, pc_end) */
  * look at them.
  */
 
+/* unwind_file.hit: units of about a second. */
+#define UNWIND_HIT_SHIFT	30
+
 /* Mappings of a process the walker knows, at most. */
 #define UNWIND_PROC_MAPS	256
 /* A mapping whose file has no record: never a valid file id. */
@@ -68,7 +71,8 @@ struct unwind_file {
 	__u32	npages;
 	__u64	pc_base;
 	__u64	pc_end;
-	__u32	hit;		/* BPF: the round the table was last used */
+	__u32	hit;		/* BPF: when last walked, CLOCK_MONOTONIC
+				   nanoseconds >> UNWIND_HIT_SHIFT */
 	__u32	pad;
 };
 
@@ -115,6 +119,8 @@ enum unwind_stat {
 	UNWIND_STAT_FRAMES_TABLE,	/* frames stepped by a table */
 	UNWIND_STAT_FRAMES_FP,		/* frames stepped by frame pointer */
 	UNWIND_STAT_SIGNAL,		/* signal frames stepped through */
+	UNWIND_STAT_USTACKS,		/* user stacks stored, any mode */
+	UNWIND_STAT_USTACK_NS,		/* the time their walks took */
 	UNWIND_STAT_MAX
 };
 

@@ -392,7 +392,7 @@ metrics_prom_unwind(FILE *f, struct ebpfspyd *d)
 	    "Walks by how they ended (complete, depth, read_fault, "
 	    "bad_frame, no_rule) and by what they met (no_proc, no_table, "
 	    "no_mapping, invalid, fp_fallback, signal).");
-	for (i = UNWIND_STAT_COMPLETE; i < UNWIND_STAT_MAX; i++) {
+	for (i = UNWIND_STAT_COMPLETE; i <= UNWIND_STAT_SIGNAL; i++) {
 		if (i == UNWIND_STAT_FRAMES_TABLE || i == UNWIND_STAT_FRAMES_FP)
 			continue;
 		/* "unwind_complete": outcome="complete" */
@@ -405,6 +405,13 @@ metrics_prom_unwind(FILE *f, struct ebpfspyd *d)
 	    s[UNWIND_STAT_FRAMES_TABLE]);
 	metrics_prom_u64(f, "ebpfspy_unwind_frames_total", "step", "fp",
 	    s[UNWIND_STAT_FRAMES_FP]);
+	metrics_prom_counter(f, "ebpfspy_user_stacks_total",
+	    "User stacks walked and stored, by tables or frame pointers.",
+	    s[UNWIND_STAT_USTACKS]);
+	metrics_prom_family(f, "ebpfspy_user_stack_seconds_total", "counter",
+	    "Time the BPF programs spent walking and storing user stacks.");
+	metrics_prom_f64(f, "ebpfspy_user_stack_seconds_total", NULL, NULL,
+	    s[UNWIND_STAT_USTACK_NS] / 1e9);
 }
 
 void

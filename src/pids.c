@@ -692,7 +692,6 @@ pids_round_end(struct pids *p)
 		/* Removal may have moved another entry into slot i. */
 	}
 	python_round_end(p->python);
-	unwind_maps_round(p->unwind);
 	p->round++;
 	if (p->round % PIDS_SWEEP_ROUNDS == 0)
 		pids_sweep(p);

@@ -170,12 +170,6 @@ session_unwind_procs_max(struct session_unwind *su)
 }
 
 void
-session_unwind_round(struct session_unwind *su, uint32_t round)
-{
-	su->skel->bss->unwind_round = round;
-}
-
-void
 session_unwind_stats(struct session_unwind *su, uint64_t *stats)
 {
 	uint64_t	*v;
@@ -212,6 +206,8 @@ session_unwind_stat_name(int stat)
 		[UNWIND_STAT_FRAMES_TABLE] = "unwind_frames_table",
 		[UNWIND_STAT_FRAMES_FP] = "unwind_frames_fp",
 		[UNWIND_STAT_SIGNAL] = "unwind_signal",
+		[UNWIND_STAT_USTACKS] = "unwind_ustacks",
+		[UNWIND_STAT_USTACK_NS] = "unwind_ustack_ns",
 	};
 
 	if (stat < 0 || stat >= UNWIND_STAT_MAX || names[stat] == NULL)

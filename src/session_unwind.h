@@ -35,8 +35,6 @@ int		 session_unwind_proc_set(struct session_unwind *, pid_t,
 		    const struct unwind_proc *);
 int		 session_unwind_proc_delete(struct session_unwind *, pid_t);
 size_t		 session_unwind_procs_max(struct session_unwind *);
-/* The round stamped into the tables the walker uses (unwind_file.hit). */
-void		 session_unwind_round(struct session_unwind *, uint32_t);
 /* Sum the per-CPU counters into stats[UNWIND_STAT_MAX]. */
 void		 session_unwind_stats(struct session_unwind *, uint64_t *);
 const char	*session_unwind_stat_name(int);

@@ -13,10 +13,11 @@
  *
  * Room in the arrays is handed out in extents.  When a table does not
  * fit, whole tables are evicted, least recently used first (BPF stamps
- * unwind_file.hit with the round of its last walk): first those no live
- * process maps, then those not walked this round; a table walked this
- * round by a live process is never evicted, and the new one is counted
- * full instead, so that tables in use never chase each other out.  An
+ * unwind_file.hit with the second of its last walk): first those no
+ * live process maps, then those not walked for UNWIND_MAPS_HOT seconds;
+ * a table walked since by a live process is never evicted, and the new
+ * one is counted full instead, so that tables in use never chase each
+ * other out.  A table may take a quarter of the room at most.  An
  * evicted table's slot is cleared at once, but its room is reused only
  * after UNWIND_MAPS_GRACE_NS: a walk that read the slot before it was
  * cleared (a few microseconds) may still be reading its rows.
@@ -46,9 +47,12 @@
 #include "xmalloc.h"
 
 #define UNWIND_MAPS_BUCKETS	1024
-#define UNWIND_MAPS_SLICE_NS	1000000		/* of building, at most */
+#define UNWIND_MAPS_SLICE_NS	2000000		/* of building, at most */
 #define UNWIND_MAPS_STEP	64		/* FDEs a builder step */
 #define UNWIND_MAPS_GRACE_NS	1000000		/* before evicted room is reused */
+#define UNWIND_MAPS_HOT		4		/* seconds a table walked is kept */
+#define UNWIND_MAPS_RETRY	10		/* seconds before a table that did
+						   not fit is built again */
 
 enum unwind_maps_state {
 	UNWIND_MAPS_NONE,	/* no table: evicted, or never built */
@@ -77,7 +81,8 @@ struct unwind_maps_file {
 	struct unwind_table_builder	*b;
 	uint32_t			 row_base, nrows;
 	uint32_t			 page_base, npages;
-	uint32_t			 used;	/* round loaded or walked */
+	uint32_t			 used;	/* loaded or mapped, as hit */
+	uint32_t			 retry;	/* did not fit: not before */
 	struct unwind_maps_file		*hnext;	/* bucket */
 	struct unwind_maps_file		*qnext;	/* build queue */
 };
@@ -120,8 +125,8 @@ struct unwind_maps {
 	struct unwind_maps_proc	*procs[UNWIND_MAPS_BUCKETS];
 	struct unwind_maps_file	*qhead, *qtail;
 	ev_idle			 idle;
-	uint32_t		 round;
 	struct unwind_maps_stats st;
+	struct unwind_table_limits limits;	/* of one table */
 };
 
 /* --- room in the arrays ------------------------------------------ */
@@ -254,6 +259,16 @@ unwind_maps_file_find(struct unwind_maps *um, const struct unwind_maps_key *k)
 	return NULL;
 }
 
+/* The clock of unwind_file.hit: BPF's, CLOCK_MONOTONIC, in ~seconds. */
+static uint32_t
+unwind_maps_now(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ts.tv_sec * 1000000000ULL + ts.tv_nsec) >> UNWIND_HIT_SHIFT;
+}
+
 /* The file's slot, published: nrows last, cleared first. */
 static void
 unwind_maps_slot_publish(struct unwind_maps *um, struct unwind_maps_file *f,
@@ -267,7 +282,7 @@ unwind_maps_slot_publish(struct unwind_maps *um, struct unwind_maps_file *f,
 	s->npages = f->npages;
 	s->pc_base = pc_base;
 	s->pc_end = pc_end;
-	s->hit = um->round;
+	s->hit = unwind_maps_now();
 	__atomic_store_n(&s->nrows, f->nrows, __ATOMIC_RELEASE);
 }
 
@@ -287,7 +302,7 @@ unwind_maps_table_drop(struct unwind_maps *um, struct unwind_maps_file *f)
 	f->state = UNWIND_MAPS_NONE;
 }
 
-/* The round a loaded table was last of use. */
+/* When a loaded table was last of use, as unwind_file.hit. */
 static uint32_t
 unwind_maps_file_used(struct unwind_maps *um, struct unwind_maps_file *f)
 {
@@ -303,8 +318,8 @@ unwind_maps_evict_before(struct unwind_maps *um, struct unwind_maps_file *a,
 {
 	uint32_t	 ua = unwind_maps_file_used(um, a);
 
-	if (a->refs != 0 && ua >= um->round)
-		return 0;		/* in use this round */
+	if (a->refs != 0 && ua + UNWIND_MAPS_HOT >= unwind_maps_now())
+		return 0;		/* in use */
 	if (b == NULL)
 		return 1;
 	if ((a->refs == 0) != (b->refs == 0))
@@ -406,16 +421,19 @@ unwind_maps_id_alloc(struct unwind_maps *um)
 	return i;
 }
 
+/*
+ * Newest first: the files of the process sampled now are built before
+ * those of processes sampled before, which have waited a while anyway;
+ * a file half built stays half built until its turn comes again.
+ */
 static void
 unwind_maps_queue(struct unwind_maps *um, struct unwind_maps_file *f)
 {
 	f->state = UNWIND_MAPS_QUEUED;
-	f->qnext = NULL;
-	if (um->qtail != NULL)
-		um->qtail->qnext = f;
-	else
-		um->qhead = f;
-	um->qtail = f;
+	f->qnext = um->qhead;
+	um->qhead = f;
+	if (um->qtail == NULL)
+		um->qtail = f;
 	um->st.queued++;
 	ev_idle_start(um->loop, &um->idle);
 }
@@ -458,7 +476,7 @@ unwind_maps_file_get(struct unwind_maps *um, pid_t pid,
 	k.mtime_nsec = sb.st_mtim.tv_nsec;
 	if ((f = unwind_maps_file_find(um, &k)) != NULL) {
 		if (f->state == UNWIND_MAPS_NONE && um->mode !=
-		    CONFIG_UNWIND_FP) {
+		    CONFIG_UNWIND_FP && unwind_maps_now() >= f->retry) {
 			f->fd = fd;	/* evicted: build it again */
 			unwind_maps_queue(um, f);
 		} else
@@ -603,7 +621,7 @@ unwind_maps_load(struct unwind_maps *um, struct unwind_maps_file *f,
 	f->nrows = nrows;
 	f->page_base = pb;
 	f->npages = npages;
-	f->used = um->round;
+	f->used = unwind_maps_now();
 	f->state = UNWIND_MAPS_LOADED;
 	unwind_maps_slot_publish(um, f, unwind_table_pc_base(t),
 	    unwind_table_pc_end(t));
@@ -619,6 +637,7 @@ unwind_maps_build_done(struct unwind_maps *um, struct unwind_maps_file *f)
 	struct unwind_table_stats	 ts;
 	struct unwind_table		*t;
 
+	memset(&ts, 0, sizeof(ts));
 	um->qhead = f->qnext;
 	if (um->qhead == NULL)
 		um->qtail = NULL;
@@ -627,9 +646,15 @@ unwind_maps_build_done(struct unwind_maps *um, struct unwind_maps_file *f)
 	t = f->b != NULL ? unwind_table_builder_finish(f->b, &ts) : NULL;
 	f->b = NULL;
 	unwind_maps_file_stop_build(f);
-	if (t == NULL || unwind_maps_load(um, f, t) == -1) {
+	if (t == NULL) {
+		/* No usable CFI, or over a quarter of the room. */
 		f->state = UNWIND_MAPS_FAILED;
 		um->st.build_failed++;
+		um->st.full += ts.too_big != 0;
+	} else if (unwind_maps_load(um, f, t) == -1) {
+		/* No room now: again when a process maps it, later. */
+		f->state = UNWIND_MAPS_NONE;
+		f->retry = unwind_maps_now() + UNWIND_MAPS_RETRY;
 	} else
 		um->st.builds++;
 	unwind_table_free(t);
@@ -644,25 +669,20 @@ unwind_maps_cpu_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/*
- * Build the queue's head for a slice; stop the watcher when the queue
- * is empty.
- */
+/* Build from the queue's head for a slice of CPU time. */
 static void
-unwind_maps_idle_cb(EV_P_ ev_idle *w, int revents)
+unwind_maps_build(struct unwind_maps *um, uint64_t slice)
 {
-	struct unwind_maps	*um = w->data;
 	struct unwind_maps_file	*f;
 	uint64_t		 start, now;
 	int			 r;
 
 	start = now = unwind_maps_cpu_ns();
-	while ((f = um->qhead) != NULL &&
-	    now - start < UNWIND_MAPS_SLICE_NS) {
+	while ((f = um->qhead) != NULL && now - start < slice) {
 		if (f->b == NULL) {
 			if ((f->elf = elf_file_open(f->fd)) != NULL)
 				f->b = unwind_table_builder_create(f->elf,
-				    NULL, NULL);
+				    NULL, &um->limits);
 			if (f->b == NULL) {
 				unwind_maps_build_done(um, f);
 				continue;
@@ -676,7 +696,13 @@ unwind_maps_idle_cb(EV_P_ ev_idle *w, int revents)
 	}
 	um->st.build_ns += now - start;
 	if (um->qhead == NULL)
-		ev_idle_stop(EV_A_ w);
+		ev_idle_stop(um->loop, &um->idle);
+}
+
+static void
+unwind_maps_idle_cb(EV_P_ ev_idle *w, int revents)
+{
+	unwind_maps_build(w->data, UNWIND_MAPS_SLICE_NS);
 }
 
 /* --- processes ---------------------------------------------------- */
@@ -761,7 +787,7 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 		    &vaddr) == -1)
 			continue;
 		f->refs++;
-		f->used = um->round;
+		f->used = unwind_maps_now();
 		m = &v->m[v->n++];
 		m->start = e->start;
 		m->end = e->end;
@@ -781,6 +807,12 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 			log_warn("pid %d: write unwind mappings", (int)pid);
 	}
 	free(v);
+	/*
+	 * Its samples are dropped until its config is written, after
+	 * this: a slice now, and a small program's table is there for the
+	 * first of them.
+	 */
+	unwind_maps_build(um, UNWIND_MAPS_SLICE_NS);
 	return up;
 }
 
@@ -819,6 +851,7 @@ unwind_maps_create(struct ev_loop *loop, struct session_unwind *su,
 	unwind_maps_space_init(&um->rowspace, nrows);
 	unwind_maps_space_init(&um->pagespace, npages);
 	um->st.rows_max = nrows;
+	um->limits.max_rows = nrows / 4;
 	um->st.pages_max = npages;
 	um->byid = xcalloc(um->nslots, sizeof(*um->byid));
 	ev_idle_init(&um->idle, unwind_maps_idle_cb);
@@ -850,15 +883,6 @@ unwind_maps_configure(struct unwind_maps *um, const struct config *conf)
 {
 	if (um != NULL)
 		um->mode = conf->unwind;
-}
-
-void
-unwind_maps_round(struct unwind_maps *um)
-{
-	if (um == NULL)
-		return;
-	um->round++;
-	session_unwind_round(um->su, um->round);
 }
 
 void

@@ -26,7 +26,8 @@ struct unwind_maps_stats {
 	uint64_t	 build_failed;	/* files with no usable table */
 	uint64_t	 build_ns;	/* CPU time spent building */
 	uint64_t	 evictions;	/* tables evicted to make room */
-	uint64_t	 full;		/* tables that did not fit at all */
+	uint64_t	 full;		/* tables that did not fit, or over a
+					   quarter of the room */
 	uint64_t	 proc_maps_over; /* mappings past UNWIND_PROC_MAPS */
 	uint64_t	 proc_errors;	/* mappings not written to BPF */
 };
@@ -52,8 +53,6 @@ struct unwind_maps_proc *unwind_maps_proc(struct unwind_maps *,
 /* The process exec'd or is gone: its mappings leave BPF. */
 void		 unwind_maps_proc_close(struct unwind_maps *,
 		    struct unwind_maps_proc *);
-/* Once a round: stamps, and room freed a round ago made reusable. */
-void		 unwind_maps_round(struct unwind_maps *);
 void		 unwind_maps_stats(struct unwind_maps *,
 		    struct unwind_maps_stats *);
 void		 unwind_maps_log_state(struct unwind_maps *);
