@@ -757,7 +757,7 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	struct unwind_mapping		*m;
 	struct unwind_proc		*v;
 	uint64_t			 vaddr;
-	size_t				 i;
+	size_t				 i, queued;
 
 	if (um == NULL || maps == NULL || pid <= 0)
 		return up;
@@ -773,6 +773,7 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 		um->st.procs++;
 	}
 	/* The new references first: a file mapped still keeps its record. */
+	queued = um->st.queued;
 	v = xcalloc(1, sizeof(*v));
 	for (i = 0; i < maps->n; i++) {
 		e = &maps->v[i];
@@ -809,10 +810,12 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	free(v);
 	/*
 	 * Its samples are dropped until its config is written, after
-	 * this: a slice now, and a small program's table is there for the
-	 * first of them.
+	 * this: when it brought new files (first in the queue), a slice
+	 * now, and a small program's table is there for the first of them.
+	 * Processes of known files cost no building here.
 	 */
-	unwind_maps_build(um, UNWIND_MAPS_SLICE_NS);
+	if (um->st.queued > queued)
+		unwind_maps_build(um, UNWIND_MAPS_SLICE_NS);
 	return up;
 }
 

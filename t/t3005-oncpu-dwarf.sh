@@ -100,4 +100,25 @@ test_expect_success ROOT,BPF 'a SIGALRM handler: through the signal frame to mai
 	test $((sm * 100)) -ge $((s * 97))
 '
 
+# The PLT stub (named f3005+0x...) has a CFA rule of its own.
+test_expect_success ROOT,BPF 'calls through the lazily bound PLT' '
+	rm -rf out &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 499
+	unwind_table_bytes = 67108864
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	./f3005 -m plt -c 3 >w.out &&
+	daemon_stop &&
+	folded cpu f3005 >plt.folded &&
+	all=$(folded_sum "^f3005;" <plt.folded) &&
+	whole=$(folded_sum "^f3005;(.*;)?main(;plt_phase(;.*)?|;clock_gettime[^;]*(;.*)?)?\$" \
+	    <plt.folded) &&
+	stub=$(folded_sum ";plt_phase;f3005\+0x[0-9a-f]+\$" <plt.folded) &&
+	echo "$whole of $all whole, $stub in the PLT stub" &&
+	test "$stub" -ge 20 &&
+	test $((whole * 100)) -ge $((all * 97))
+'
+
 test_done

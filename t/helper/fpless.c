@@ -2,13 +2,16 @@
  * A CPU workload built as Debian builds (gcc -O2 -g, no frame
  * pointers), whose callers a frame-pointer walk loses.
  *
- *   fpless [-m cpu|signal] [-t seconds] [-c cpu-seconds]
+ *   fpless [-m cpu|signal|plt] [-t seconds] [-c cpu-seconds]
  *
  * cpu:    main -> sort_phase -> qsort (libc) -> ... -> compare_keys, and
  *         main -> hash_phase -> hash_block, in turns.
  * signal: main -> spin_phase, interrupted every 5 ms by SIGALRM, whose
  *         handler on_alarm -> alarm_work burns 2 ms: a stack through
  *         the signal frame (__restore_rt).
+ * plt:    main -> plt_phase -> rand_r (libc), a call of a few
+ *         instructions through the executable's lazily bound PLT (it
+ *         is linked -z lazy): many samples land in the PLT stub.
  *
  * Prints "ready <pid>" when it starts working; exits after -t seconds
  * (default 5), or when it has used -c seconds of CPU, printing
@@ -116,10 +119,21 @@ spin_phase(unsigned long x)
 	return x + 1;
 }
 
+__attribute__((noinline)) static unsigned long
+plt_phase(unsigned long x)
+{
+	unsigned int	 seed = x;
+	int		 i;
+
+	for (i = 0; i < 100000; i++)
+		x += rand_r(&seed);
+	return x + 1;
+}
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: fpless [-m cpu|signal] [-t seconds] "
+	fprintf(stderr, "usage: fpless [-m cpu|signal|plt] [-t seconds] "
 	    "[-c cpu-seconds]\n");
 	exit(1);
 }
@@ -149,7 +163,8 @@ main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (strcmp(mode, "cpu") != 0 && strcmp(mode, "signal") != 0)
+	if (strcmp(mode, "cpu") != 0 && strcmp(mode, "signal") != 0 &&
+	    strcmp(mode, "plt") != 0)
 		usage();
 	if (strcmp(mode, "signal") == 0) {
 		signal(SIGALRM, on_alarm);
@@ -166,6 +181,8 @@ main(int argc, char **argv)
 	    (c == 0 || clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0 < c)) {
 		if (*mode == 's')
 			x = spin_phase(x);
+		else if (*mode == 'p')
+			x = plt_phase(x);
 		else {
 			x = sort_phase(x);
 			x = hash_phase(x);
