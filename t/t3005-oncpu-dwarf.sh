@@ -78,7 +78,9 @@ test_expect_success ROOT,BPF 'unwind = fp loses the callers' '
 	test "$p" -lt 97
 '
 
-test_expect_success ROOT,BPF 'a SIGALRM handler: through the signal frame to main' '
+# profile_mode MODE: fpless -m MODE profiled with tables, its folded
+# stacks on stdout.
+profile_mode () {
 	rm -rf out &&
 	profile_config <<-\EOF &&
 	[profile]
@@ -86,9 +88,13 @@ test_expect_success ROOT,BPF 'a SIGALRM handler: through the signal frame to mai
 	unwind_table_bytes = 67108864
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
-	./f3005 -m signal -c 3 >w.out &&
+	./f3005 -m "$1" -c 3 >w.out &&
 	daemon_stop &&
-	folded cpu f3005 >sig.folded &&
+	folded cpu f3005
+}
+
+test_expect_success ROOT,BPF 'a SIGALRM handler: through the signal frame to main' '
+	profile_mode signal >sig.folded &&
 	a=$(folded_sum ";alarm_work(;|\$)" <sig.folded) &&
 	am=$(folded_sum "^f3005;(.*;)?main;spin_phase;[^;]*;on_alarm;alarm_work(;|\$)" \
 	    <sig.folded) &&
@@ -102,16 +108,7 @@ test_expect_success ROOT,BPF 'a SIGALRM handler: through the signal frame to mai
 
 # The PLT stub (named f3005+0x...) has a CFA rule of its own.
 test_expect_success ROOT,BPF 'calls through the lazily bound PLT' '
-	rm -rf out &&
-	profile_config <<-\EOF &&
-	[profile]
-	sample_rate = 499
-	unwind_table_bytes = 67108864
-	EOF
-	daemon_start -c ebpfspy.conf -o out &&
-	./f3005 -m plt -c 3 >w.out &&
-	daemon_stop &&
-	folded cpu f3005 >plt.folded &&
+	profile_mode plt >plt.folded &&
 	all=$(folded_sum "^f3005;" <plt.folded) &&
 	whole=$(folded_sum "^f3005;(.*;)?main(;plt_phase(;.*)?|;clock_gettime[^;]*(;.*)?)?\$" \
 	    <plt.folded) &&
