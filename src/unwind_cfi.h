@@ -1,8 +1,8 @@
 /*
  * The DWARF call frame information reader behind the unwind tables:
- * entries of .eh_frame and .debug_frame, CIEs, FDEs, encoded pointers,
- * and the CFA program run into rows of bpf/unwind.h.  Only
- * src/unwind_table*.c include it.
+ * entries of .eh_frame and .debug_frame, CIEs, FDEs, encoded pointers
+ * (unwind_cfi.c), and the CFA program run into rows of bpf/unwind.h
+ * (unwind_cfi_run.c).  Only src/unwind_*.c include it.
  */
 #ifndef EBPFSPY_UNWIND_CFI_H
 #define EBPFSPY_UNWIND_CFI_H
@@ -109,6 +109,21 @@ unwind_cfi_rd64(const uint8_t *p)
 	return v;
 }
 
+int		 unwind_cfi_leb(const uint8_t **, const uint8_t *, uint64_t *,
+		    int);
+
+static inline int
+unwind_cfi_uleb(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+	return unwind_cfi_leb(pp, end, v, 0);
+}
+
+static inline int
+unwind_cfi_sleb(const uint8_t **pp, const uint8_t *end, int64_t *v)
+{
+	return unwind_cfi_leb(pp, end, (uint64_t *)v, 1);
+}
+
 /* Called with each row of an FDE, pcs increasing; -1 stops the run. */
 typedef int	(*unwind_cfi_emit_cb)(void *, uint64_t,
 		    const struct unwind_row *);
@@ -127,5 +142,7 @@ int		 unwind_cfi_run(const struct unwind_cfi_sec *,
 		    const struct unwind_cfi_cie *,
 		    const struct unwind_cfi_fde *, unwind_cfi_emit_cb, void *,
 		    size_t *);
+int		 unwind_cfi_run_init(const struct unwind_cfi_sec *,
+		    struct unwind_cfi_cie *);
 
 #endif

@@ -25,7 +25,7 @@ import sys
 
 HDR = re.compile(r'^([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) (CIE|FDE)(.*)$')
 SECTION = re.compile(r'^Contents of the (\S+) section')
-ROW = re.compile(r'^([0-9a-f]{8,16}) (.*)$')
+ROW = re.compile(r'^([0-9a-f]{16}) (.*)$')
 PLT = ('DW_OP_breg7 (rsp): 8; DW_OP_breg16 (rip): 0; DW_OP_lit15; '
        'DW_OP_and; DW_OP_lit11; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus')
 DEREF = re.compile(r'^DW_OP_breg7 \(rsp\): (-?\d+); DW_OP_deref; '

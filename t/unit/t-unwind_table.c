@@ -220,7 +220,9 @@ test_file(const char *path, const char *name)
 	struct unwind_table_stats	 st;
 	struct unwind_table		*t;
 	struct ranges			 got, want;
+	const struct unwind_page	*pages;
 	struct timespec			 t0, t1;
+	size_t				 np, i, max;
 	char				 what[128];
 
 	if (access(path, R_OK) != 0) {
@@ -233,14 +235,20 @@ test_file(const char *path, const char *name)
 	if (!ok(t != NULL, "%s: table built from %s", name,
 	    st.source ? st.source : "nothing"))
 		return;
-	printf("# %s: %zu FDEs, %zu rows, %zu pages, %zu bytes, %.2f ms\n",
-	    name, st.fdes, st.rows, st.pages, st.bytes,
+	printf("# %s: %zu FDEs, %zu rows, %zu pages (at most %zu rows), "
+	    "%zu bytes, %.2f ms\n", name, st.fdes, st.rows, st.pages,
+	    st.page_rows_max, st.bytes,
 	    (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
 	is_int(st.error_total, 0, "%s: no errors", name);
 	ok(strcmp(st.source, ".eh_frame_hdr") == 0, "%s: through "
 	    ".eh_frame_hdr", name);
 	ok(table_check(t, 1) == 0, "%s: rows sorted, pages and lookup right",
 	    name);
+	pages = unwind_table_pages(t, &np);
+	for (i = 0, max = 0; i < np; i++)
+		max = pages[i].n > max ? pages[i].n : max;
+	ok(max == st.page_rows_max && max > 0, "%s: at most %zu rows a page, "
+	    "as the stats say", name, max);
 	table_ranges(t, &got);
 	if (readelf_ranges(path, NULL, &want) == 0) {
 		snprintf(what, sizeof(what), "%s against readelf", name);
@@ -365,11 +373,12 @@ hide_section(uint8_t *img, size_t len, const char *name)
 static void
 test_no_hdr(void)
 {
+	struct unwind_table_builder	*b;
 	struct unwind_table_stats	 st;
 	struct unwind_table		*whole, *t;
 	struct elf_file_scn		 sc;
 	uint8_t				*img;
-	size_t				 len;
+	size_t				 len, steps;
 	uint32_t			 count = 0x7fffffff;
 
 	whole = unwind_table_load_path(LIBC, NULL, NULL, NULL);
@@ -379,6 +388,20 @@ test_no_hdr(void)
 	ok(t != NULL && whole != NULL && tables_equal(t, whole) &&
 	    strcmp(st.source, ".eh_frame") == 0 && st.error_total == 0,
 	    "libc without .eh_frame_hdr: .eh_frame walked, the same table");
+	unwind_table_free(t);
+
+	/*
+	 * The walk goes in slices too, 16 * 4 entries a step: some 58
+	 * steps of walking before the 233 of reading FDEs.
+	 */
+	b = unwind_table_builder_create_mem(img, len, NULL);
+	for (steps = 1; unwind_table_builder_step(b, 16) == 1; steps++)
+		;
+	t = unwind_table_builder_finish(b, &st);
+	ok(t != NULL && tables_equal(t, whole) &&
+	    steps > st.fdes / 16 + st.fdes / 64 / 2,
+	    "walked and read in %zu steps of 16 FDEs: the same table",
+	    steps);
 	unwind_table_free(t);
 	free(img);
 
@@ -451,7 +474,8 @@ test_debug_frame(void)
 	struct unwind_table_stats	 st;
 	struct unwind_table		*t;
 	struct ranges			 got, want;
-	char				 p[FX_DIR_MAX + 32], dbg[FX_DIR_MAX + 32];
+	char				 p[FX_DIR_MAX + 32];
+	char				 dbg[FX_DIR_MAX + 32];
 
 	snprintf(p, sizeof(p), "%s/df.c", dir);
 	snprintf(dbg, sizeof(dbg), "%s/df.debug", dir);
@@ -483,7 +507,77 @@ test_debug_frame(void)
 	    "without its debug file: no table");
 }
 
-/* The first FDE of ld.so's .eh_frame with a program of some length. */
+/*
+ * t/helper/unwind_fx.S: hand-made CFI with the encodings, augmentations
+ * and ops compilers seldom emit (udata4, sdata8, pcrel sdata8 and udata8
+ * pointers, "zPLR" with a personality and an LSDA, version 3, set_loc,
+ * advance_loc4, val_offset, register, expressions for rbp, the signal
+ * CIE, an FDE starting inside another), against readelf; then entries
+ * with 64-bit lengths, which readelf does not read as the LSB says, by
+ * their rows.
+ */
+static void
+test_fixture(void)
+{
+	const char			*src = getenv("EBPFSPY_SOURCE_DIR");
+	const struct unwind_row		*r;
+	struct unwind_table_stats	 st;
+	struct unwind_table		*t;
+	struct ranges			 got, want;
+	struct fx_syms			 syms;
+	const struct fx_sym		*f5;
+	char				 p[FX_DIR_MAX + 16];
+	char				 p64[FX_DIR_MAX + 16];
+
+	snprintf(p, sizeof(p), "%s/fx", dir);
+	snprintf(p64, sizeof(p64), "%s/fx64", dir);
+	if (fx_sh("cc -nostdlib -static -no-pie -o %s '%s/t/helper/"
+	    "unwind_fx.S' 2>/dev/null && cc -DFX64 -nostdlib -static "
+	    "-no-pie -o %s '%s/t/helper/unwind_fx.S' 2>/dev/null", p,
+	    src ? src : ".", p64, src ? src : ".") == -1) {
+		ok(0, "assemble t/helper/unwind_fx.S");
+		return;
+	}
+	t = unwind_table_load_path(p, NULL, NULL, &st);
+	ok(t != NULL && strcmp(st.source, ".eh_frame") == 0 &&
+	    st.error_total == 1 && st.errors[UNWIND_TABLE_ERR_OVERLAP] == 1 &&
+	    st.fdes == 6 && st.expr_unknown == 1,
+	    "hand-made CFI: 6 FDEs walked, 1 overlap, 1 expression not "
+	    "followed");
+	ok(t != NULL && st.kinds[UNWIND_PLT] == 1 &&
+	    st.kinds[UNWIND_DEREF] == 1 && st.kinds[UNWIND_SIGNAL] == 1 &&
+	    st.kinds[UNWIND_STOP] == 1 && st.kinds[UNWIND_CFA_RBP] >= 2,
+	    "hand-made CFI: PLT, deref, signal, stop and rbp rows");
+	if (t != NULL && readelf_ranges(p, NULL, &want) == 0) {
+		table_ranges(t, &got);
+		compare("hand-made CFI against readelf", &got, &want);
+		free(got.v);
+		free(want.v);
+	} else
+		ok(0, "readelf read the hand-made CFI");
+	unwind_table_free(t);
+
+	t = unwind_table_load_path(p64, NULL, NULL, &st);
+	if (t == NULL || fx_nm(p64, 0, &syms) == -1 ||
+	    (f5 = fx_find(&syms, "f5")) == NULL) {
+		ok(0, "64-bit lengths: a table and f5");
+		unwind_table_free(t);
+		return;
+	}
+	r = unwind_table_lookup(t, f5->addr + 1);
+	ok(r != NULL && r->kind == UNWIND_CFA_RSP && r->cfa_off == 8 &&
+	    r->rbp_off == 0, "64-bit lengths: f5+1 at rsp+8");
+	r = unwind_table_lookup(t, f5->addr + 63);
+	ok(r != NULL && r->kind == UNWIND_CFA_RSP && r->cfa_off == 32 &&
+	    r->rbp_off == -4, "64-bit lengths: f5+63 at rsp+32, rbp at "
+	    "cfa-32");
+	ok(st.error_total == 0 && st.fdes == 1 &&
+	    unwind_table_lookup(t, f5->addr + 64) == NULL,
+	    "64-bit lengths: no errors, nothing past f5");
+	unwind_table_free(t);
+}
+
+/* The first FDE of an .eh_frame with a program of some length. */
 static size_t
 long_fde(const uint8_t *img, const struct elf_file_scn *sc)
 {
@@ -578,6 +672,61 @@ test_damage(const char *what, damage_fn fn, int err, int walk)
 	free(img);
 }
 
+/*
+ * Every .eh_frame_hdr entry of libcrypto names the same FDE, grown to
+ * the end of .eh_frame and filled with DW_CFA_nop: 10,000 entries times
+ * 450 KB, seconds of parsing.  The work budget stops it instead.
+ */
+static void
+test_amplify(void)
+{
+	struct unwind_table_stats	 st;
+	struct unwind_table		*t;
+	struct elf_file_scn		 eh, hdr;
+	struct timespec			 t0, t1;
+	uint8_t				*img;
+	size_t				 len, off, i;
+	uint32_t			 n, count;
+	int32_t				 rel, v[2];
+	uint64_t			 pc, fde;
+	double				 ms;
+
+	if (access(CRYPTO, R_OK) != 0) {
+		ok(1, "# SKIP %s: not installed", CRYPTO);
+		return;
+	}
+	img = image(CRYPTO, &len);
+	if (img == NULL || section(img, len, ".eh_frame", &eh) == -1 ||
+	    section(img, len, ".eh_frame_hdr", &hdr) == -1 ||
+	    (off = long_fde(img, &eh)) == 0) {
+		ok(0, "libcrypto read");
+		free(img);
+		return;
+	}
+	/* length, CIE pointer, pc, range, augmentation length: the program */
+	n = eh.offset + eh.size - off - 4;
+	memcpy(img + off, &n, 4);
+	memset(img + off + 17, 0, n - 13);
+	memcpy(&rel, img + off + 8, 4);
+	fde = eh.addr + (off - eh.offset);
+	pc = fde + 8 + (int64_t)rel;
+	memcpy(&count, img + hdr.offset + 8, 4);
+	v[0] = (int32_t)(pc - hdr.addr);
+	v[1] = (int32_t)(fde - hdr.addr);
+	for (i = 0; i < count; i++)
+		memcpy(img + hdr.offset + 12 + 8 * i, v, 8);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t = mem_table(img, len, NULL, &st);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ok(t == NULL && st.errors[UNWIND_TABLE_ERR_WORK] == 1 && ms < 1000,
+	    "one %u-byte FDE listed %u times by .eh_frame_hdr: stopped by "
+	    "%zu work error in %.1f ms", n, count,
+	    st.errors[UNWIND_TABLE_ERR_WORK], ms);
+	unwind_table_free(t);
+	free(img);
+}
+
 static void
 test_budget(void)
 {
@@ -615,7 +764,8 @@ test_random(void)
 	struct unwind_table		*t;
 	struct elf_file_scn		 eh, hdr;
 	uint8_t				*orig, *img;
-	size_t				 len, i, k, nbad = 0, ntab = 0, errs = 0;
+	size_t				 len, i, k, errs = 0;
+	size_t				 nbad = 0, ntab = 0;
 	uint64_t			 off;
 
 	orig = image(LDSO, &len);
@@ -706,6 +856,7 @@ main(void)
 	test_vdso();
 	test_debug_frame();
 	test_key();
+	test_fixture();
 
 	test_damage("FDE length past the section", damage_length,
 	    UNWIND_TABLE_ERR_TRUNCATED, 0);
@@ -721,6 +872,7 @@ main(void)
 	    UNWIND_TABLE_ERR_TRUNCATED, 0);
 	test_damage("remember_state without end", damage_remember,
 	    UNWIND_TABLE_ERR_STATE, 0);
+	test_amplify();
 	test_budget();
 	test_random();
 
