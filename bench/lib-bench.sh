@@ -32,6 +32,15 @@
 #   bench_sleep SECS		sleep without a fork
 #   bench_median N...		the median
 #   bench_header TITLE		the title, the machine and its load
+#   bench_bpf_stats_on		kernel.bpf_stats_enabled=1 until the script
+#				ends, then as it was
+#   bench_prog_id PID NAME	the id of the BPF program NAME that PID's
+#				links hold
+#   bench_prog_stats ID		"run_time_ns run_cnt" of a BPF program
+#				(kernel.bpf_stats_enabled=1)
+#   bench_prog_measure ID NAME N CMD...
+#				run N copies of CMD to their end, printing
+#				"ns_per_run runs" of program ID meanwhile
 #
 # Everything started with bench_run is killed, by pid, when the script
 # exits or is interrupted, and $BENCH_TMP is removed.
@@ -322,4 +331,48 @@ bench_others_ () {
 	test -n "$list" &&
 	    echo "   other profilers running (not ours):$list"
 	return 0
+}
+
+bench_prog_id () {
+	local fd id name
+	for fd in /proc/"$1"/fdinfo/*; do
+		id=$(awk '$1 == "prog_id:" { print $2 }' "$fd" 2>/dev/null)
+		test -n "$id" || continue
+		name=$(bpftool prog show id "$id" 2>/dev/null |
+		    sed -n 's/^[0-9]*: [a-z_]*  name \([a-z_]*\) .*/\1/p')
+		if test "$name" = "$2"; then
+			echo "$id"
+			return
+		fi
+	done
+}
+
+bench_prog_stats () {
+	bpftool prog show id "$1" --json | python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+print(p.get("run_time_ns", 0), p.get("run_cnt", 0))'
+}
+
+bench_prog_measure () {
+	local prog=$1 name=$2 n=$3 i t0 c0 t1 c1
+	shift 3
+	read -r t0 c0 <<<"$(bench_prog_stats "$prog")"
+	for i in $(seq "$n"); do
+		bench_run "$name$i" "$@"
+	done
+	for i in $(seq "$n"); do
+		bench_wait "$name$i"
+	done
+	read -r t1 c1 <<<"$(bench_prog_stats "$prog")"
+	awk -v t=$((t1 - t0)) -v c=$((c1 - c0)) \
+	    'BEGIN { printf "%.0f %d\n", c ? t / c : 0, c }'
+}
+
+bench_bpf_stats_on () {
+	BENCH_OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -q -w kernel.bpf_stats_enabled=1 ||
+	    bench_die "cannot set kernel.bpf_stats_enabled"
+	trap 'sysctl -q -w kernel.bpf_stats_enabled="$BENCH_OLD_STATS";
+	    bench_cleanup_' EXIT
 }

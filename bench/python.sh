@@ -62,13 +62,7 @@ PYVER=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])') ||
 bench_header "Python stacks: BPF cost per sample, daemon CPU, split" \
     "against perf; $PY ($PYVER), $SECS s per part"
 
-OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -q -w kernel.bpf_stats_enabled=1 ||
-    bench_die "cannot set kernel.bpf_stats_enabled"
-python_restore () {
-	sysctl -q -w kernel.bpf_stats_enabled="$OLD_STATS"
-}
-trap 'python_restore; bench_cleanup_' EXIT
+bench_bpf_stats_on
 
 # ebpfspyd at a rate, [python] enabled or not (yes), with its output
 # under $BENCH_TMP/out-RATE.
@@ -89,57 +83,17 @@ EOF
 	}
 }
 
-# The id of the daemon's on_cpu_sample: a program its links hold.
-prog_id () {
-	local fd id name
-	for fd in /proc/"$BENCH_PID_ebpfspyd"/fdinfo/*; do
-		id=$(awk '$1 == "prog_id:" { print $2 }' "$fd" 2>/dev/null)
-		test -n "$id" || continue
-		name=$(bpftool prog show id "$id" 2>/dev/null |
-		    sed -n 's/^[0-9]*: [a-z_]*  name \([a-z_]*\) .*/\1/p')
-		if test "$name" = on_cpu_sample; then
-			echo "$id"
-			return
-		fi
-	done
-}
-
-# "run_time_ns run_cnt" of a program.
-prog_stats () {
-	bpftool prog show id "$1" --json | python3 -c '
-import json, sys
-p = json.load(sys.stdin)
-print(p.get("run_time_ns", 0), p.get("run_cnt", 0))'
-}
-
-# Run NAME: N copies of a command for SECS seconds, measuring the
-# program; prints "ns_per_run runs".
-measure () {
-	local name=$1 n=$2 i t0 c0 t1 c1
-	shift 2
-	read -r t0 c0 <<<"$(prog_stats "$PROG")"
-	for i in $(seq "$n"); do
-		bench_run "$name$i" "$@"
-	done
-	for i in $(seq "$n"); do
-		bench_wait "$name$i"
-	done
-	read -r t1 c1 <<<"$(prog_stats "$PROG")"
-	awk -v t=$((t1 - t0)) -v c=$((c1 - c0)) \
-	    'BEGIN { printf "%.0f %d\n", c ? t / c : 0, c }'
-}
-
 # ---- 1. BPF run time per sample
 daemon_start 999
-PROG=$(prog_id)
+PROG=$(bench_prog_id "$BENCH_PID_ebpfspyd" on_cpu_sample)
 test -n "$PROG" || bench_die "cannot find ebpfspyd's on_cpu_sample"
 # Turns of native and Python, for the machine's load moves: medians.
 nat= pyt= native_n=0 py_n=0
 for turn in 1 2 3; do
-	read -r ns n <<<"$(measure burn "$NCPU" "$BURN" -m split \
+	read -r ns n <<<"$(bench_prog_measure "$PROG" burn "$NCPU" "$BURN" -m split \
 	    -t "$((SECS / 3 + 1))")"
 	nat="$nat $ns" native_n=$((native_n + n))
-	read -r ns n <<<"$(measure py "$NCPU" "$PY" "$PYWORK" split \
+	read -r ns n <<<"$(bench_prog_measure "$PROG" py "$NCPU" "$PY" "$PYWORK" split \
 	    "$((SECS / 3 + 1))")"
 	pyt="$pyt $ns" py_n=$((py_n + n))
 done

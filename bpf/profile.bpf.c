@@ -255,31 +255,16 @@ stack_send(struct profile_stack_rec *rec, __u64 h, __u32 n)
 }
 
 /*
- * Walk a stack and send it under the hash of its frames (stack_send()).
- * Returns the id, 0 when there is no stack, or when the ring has no
- * room for it: the sample is counted without that stack.  Content
- * addressing means two different stacks never share an id the way
- * stack-trace map buckets do.
+ * Send the n frames walked into buf (the scratch record) under their
+ * hash: the stack's id, or 0 when the ring has no room for it.
  */
 static __always_inline __u64
-stack_store(void *ctx, __u64 flags, __u32 err_stat,
+stack_send_walked(struct profile_stack_rec *buf, long n,
     struct profile_pid_config *cfg, __u32 pid)
 {
-	struct profile_stack_rec	*buf;
-	__u32				 zero = 0;
 	__u64				 h, lo = 0, hi = 0;
-	long				 n;
 	int				 i, hit = 0;
 
-	buf = bpf_map_lookup_elem(&scratch, &zero);
-	if (buf == NULL)
-		return 0;
-	n = bpf_get_stack(ctx, buf->ip, sizeof(buf->ip), flags);
-	if (n < 0)
-		stat_add(err_stat, 1);
-	if (n <= 0)
-		return 0;
-	n /= sizeof(__u64);
 	if (n > PROFILE_STACK_DEPTH)
 		n = PROFILE_STACK_DEPTH;
 	if (cfg != NULL && (cfg->flags & PROFILE_PID_F_NOTIFY)) {
@@ -307,6 +292,58 @@ stack_store(void *ctx, __u64 flags, __u32 err_stat,
 		cfg->flags &= ~PROFILE_PID_F_NOTIFY;
 		event_send_arg(PROFILE_EVENT_SAMPLED, pid, h);
 	}
+	return h;
+}
+
+/*
+ * Walk a stack and send it under the hash of its frames (stack_send()).
+ * Returns the id, 0 when there is no stack, or when the ring has no
+ * room for it: the sample is counted without that stack.  Content
+ * addressing means two different stacks never share an id the way
+ * stack-trace map buckets do.
+ */
+static __always_inline __u64
+stack_store(void *ctx, __u64 flags, __u32 err_stat,
+    struct profile_pid_config *cfg, __u32 pid)
+{
+	struct profile_stack_rec	*buf;
+	__u32				 zero = 0;
+	long				 n;
+
+	buf = bpf_map_lookup_elem(&scratch, &zero);
+	if (buf == NULL)
+		return 0;
+	n = bpf_get_stack(ctx, buf->ip, sizeof(buf->ip), flags);
+	if (n < 0)
+		stat_add(err_stat, 1);
+	if (n <= 0)
+		return 0;
+	return stack_send_walked(buf, n / sizeof(__u64), cfg, pid);
+}
+
+/* The walker of unwind tables: bpf/unwind.bpf.h. */
+#include "unwind.bpf.h"
+
+/*
+ * The current task's user stack: walked with unwind tables unless
+ * [profile] unwind is fp, with frame pointers by bpf_get_stack then.
+ */
+static __always_inline __u64
+ustack_store(void *ctx, struct profile_pid_config *cfg, __u32 pid)
+{
+	struct profile_stack_rec	*buf;
+	__u32				 zero = 0, n;
+	__u64				 t0 = bpf_ktime_get_ns(), h = 0;
+
+	/* What the walk costs, by mode: bench/unwind-cost.sh. */
+	if (unwind_mode == UNWIND_MODE_FP)
+		h = stack_store(ctx, BPF_F_USER_STACK,
+		    PROFILE_STAT_USTACK_ERR, cfg, pid);
+	else if ((n = uw_walk_user(pid)) != 0 &&
+	    (buf = bpf_map_lookup_elem(&scratch, &zero)) != NULL)
+		h = stack_send_walked(buf, n, cfg, pid);
+	uw_stat_add(UNWIND_STAT_USTACKS, 1);
+	uw_stat_add(UNWIND_STAT_USTACK_NS, bpf_ktime_get_ns() - t0);
 	return h;
 }
 
@@ -482,8 +519,7 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 			key.pystack = py_stack_store(task, key.pid, 0);
 		}
 		if (key.pystack == 0)
-			key.ustack = stack_store(ctx, BPF_F_USER_STACK,
-			    PROFILE_STAT_USTACK_ERR, cfg, key.pid);
+			key.ustack = ustack_store(ctx, cfg, key.pid);
 		if (py && !inside)
 			key.pystack = py_stack_store(task, key.pid,
 			    key.ustack);
@@ -543,8 +579,7 @@ offcpu_out(void *ctx, struct task_struct *prev, __u32 tgid, __u32 tid,
 		start.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR,
 		    NULL, 0);
 	if (start.pending ? collect_user : cfg->collect_user)
-		start.ustack = stack_store(ctx, BPF_F_USER_STACK,
-		    PROFILE_STAT_USTACK_ERR, cfg, tgid);
+		start.ustack = ustack_store(ctx, cfg, tgid);
 	/* A thread blocks in Python code: where in it. */
 	if (cfg->collect_user && cfg->type == PROFILE_PID_PYTHON)
 		start.pystack = py_stack_store(prev, tgid, start.ustack);
@@ -658,6 +693,8 @@ on_exec(void *ctx)
 	}
 	if (bpf_map_update_elem(&pid_config, &pid, &cfg, BPF_ANY) != 0)
 		stat_add(PROFILE_STAT_PID_MAP_FULL, 1);
+	/* The old image's mappings would walk the new one's stacks. */
+	bpf_map_delete_elem(&uw_procs, &pid);
 	stat_add(PROFILE_STAT_EXEC, 1);
 	event_send_flags(PROFILE_EVENT_EXEC, pid, exec_profiled != 0,
 	    exec_profiled ? event_quiet_flags() : BPF_RB_FORCE_WAKEUP);
@@ -684,6 +721,7 @@ on_exit(void *ctx)
 	task = (struct task_struct *)bpf_get_current_task();
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
+	bpf_map_delete_elem(&uw_procs, &pid);
 	/* Never seen: nothing to forget.  Else forgotten here and now. */
 	if (bpf_map_delete_elem(&pid_config, &pid) != 0)
 		return 0;

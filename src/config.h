@@ -50,6 +50,13 @@ enum config_demangle {
 	CONFIG_DEMANGLE_FULL,
 };
 
+/* [profile] unwind values: bpf/unwind.h enum unwind_mode. */
+enum config_unwind {
+	CONFIG_UNWIND_FP = 0,
+	CONFIG_UNWIND_AUTO = 1,
+	CONFIG_UNWIND_DWARF = 2,
+};
+
 /* [python] path values. */
 enum config_python_path {
 	CONFIG_PYTHON_PATH_BASENAME,
@@ -80,6 +87,9 @@ struct config {
 	long long	 stack_map_entries;
 	long long	 offcpu_map_entries;
 	long long	 ringbuf_kb;
+	int		 unwind;		/* enum config_unwind */
+	long long	 unwind_depth;		/* frames */
+	long long	 unwind_table_bytes;
 
 	/* [symbols] */
 	int		 unknown_symbol_module_offset;

@@ -25,6 +25,13 @@ static const struct config_enum offcpu_states_enum[] = {
 	{ NULL, 0 }
 };
 
+static const struct config_enum unwind_enum[] = {
+	{ "auto", CONFIG_UNWIND_AUTO },
+	{ "dwarf", CONFIG_UNWIND_DWARF },
+	{ "fp", CONFIG_UNWIND_FP },
+	{ NULL, 0 }
+};
+
 static const struct config_enum python_path_enum[] = {
 	{ "basename", CONFIG_PYTHON_PATH_BASENAME },
 	{ "full", CONFIG_PYTHON_PATH_FULL },
@@ -79,6 +86,16 @@ static const struct config_key config_profile_keys[] = {
 	{ "profile", "ringbuf_kb", CONFIG_INT, OFF(ringbuf_kb), 64, 65536, NULL,
 	    "256", CONFIG_RESTART,
 	    "size of the process event ring buffer, KiB (power of 2)", NULL },
+	{ "profile", "unwind", CONFIG_ENUM, OFF(unwind), 0, 0, unwind_enum,
+	    "auto", CONFIG_LIVE,
+	    "user stacks: auto, dwarf (.eh_frame tables) or fp", NULL },
+	{ "profile", "unwind_depth", CONFIG_INT, OFF(unwind_depth),
+	    1, 127, NULL, "127", CONFIG_LIVE,
+	    "user frames walked with unwind tables, at most", NULL },
+	{ "profile", "unwind_table_bytes", CONFIG_INT,
+	    OFF(unwind_table_bytes), 1048576, 1LL << 32, NULL, "8388608",
+	    CONFIG_RESTART, "kernel memory for unwind table rows, bytes",
+	    NULL },
 	{ NULL }
 };
 

@@ -33,6 +33,7 @@
 #include "session.h"
 #include "sinks.h"
 #include "symfile.h"
+#include "unwind_maps.h"
 #include "watch.h"
 #include "xmalloc.h"
 
@@ -474,6 +475,7 @@ ebpfspyd_view_cb(struct metrics_view *v, void *arg)
 	v->pids = d->pids;
 	v->resolve = d->resolve;
 	v->collect = d->collect;
+	v->unwind = d->unwind;
 }
 
 static void
@@ -490,6 +492,7 @@ ebpfspyd_free(struct ebpfspyd *d)
 	collect_free(d->collect);
 	sinks_free(d->sinks);
 	pids_free(d->pids);
+	unwind_maps_free(d->unwind);
 	session_close(d->session);
 	resolve_free(d->resolve);
 	config_free(d->conf);
@@ -602,6 +605,9 @@ ebpfspyd_main(int argc, char **argv)
 		resolve_kernel_load(d->resolve);
 	if ((d->pids = pids_create(d->session, d->resolve, d->conf)) == NULL)
 		fatalx("cannot create the process table");
+	d->unwind = unwind_maps_create(d->loop, session_unwind(d->session),
+	    d->conf);
+	pids_set_unwind(d->pids, d->unwind);
 	if ((d->sinks = sinks_create(d->loop, d->conf)) == NULL)
 		fatalx("cannot set up the sinks");
 	if ((d->collect = collect_create(d->session, d->pids,

@@ -15,6 +15,7 @@ struct metrics;
 struct pids;
 struct resolve;
 struct session;
+struct unwind_maps;
 
 /*
  * What the pages show of the daemon, filled in by the daemon's callback
@@ -33,6 +34,7 @@ struct metrics_view {
 	struct pids		*pids;
 	struct resolve		*resolve;
 	struct collect		*collect;
+	struct unwind_maps	*unwind;
 };
 typedef void	(*metrics_view_cb)(struct metrics_view *, void *);
 

@@ -23,7 +23,9 @@
 #include "resolve.h"
 #include "session.h"
 #include "symfile.h"
+#include "session_unwind.h"
 #include "symstats.h"
+#include "unwind_maps.h"
 
 #ifndef EBPFSPY_VERSION
 #define EBPFSPY_VERSION	"unknown"
@@ -363,6 +365,67 @@ metrics_prom_push(FILE *f, const struct metrics_push *mp)
 	    "Profiles the full spool dropped.", mp->spool_dropped);
 }
 
+/* Unwind tables (src/unwind_maps.c) and how walks with them ended. */
+static void
+metrics_prom_unwind(FILE *f, const struct metrics_view *d)
+{
+	struct unwind_maps_stats	 us;
+	uint64_t			 s[UNWIND_STAT_MAX];
+	int				 i;
+
+	memset(&us, 0, sizeof(us));
+	memset(s, 0, sizeof(s));
+	if (d->unwind != NULL)
+		unwind_maps_stats(d->unwind, &us);
+	if (d->session != NULL)
+		session_unwind_stats(session_unwind(d->session), s);
+	metrics_prom_gauge(f, "ebpfspy_unwind_tables",
+	    "Unwind tables loaded in the kernel.", us.tables);
+	metrics_prom_gauge(f, "ebpfspy_unwind_files",
+	    "Files whose unwind tables are known or wanted.", us.files);
+	metrics_prom_gauge(f, "ebpfspy_unwind_rows",
+	    "Rows of unwind tables loaded.", us.rows);
+	metrics_prom_gauge(f, "ebpfspy_unwind_bytes",
+	    "Kernel memory of the unwind tables loaded, rows and pages.",
+	    us.bytes);
+	metrics_prom_counter(f, "ebpfspy_unwind_builds_total",
+	    "Unwind tables built.", us.builds);
+	metrics_prom_counter(f, "ebpfspy_unwind_build_failures_total",
+	    "Files with no usable unwind table.", us.build_failed);
+	metrics_prom_counter(f, "ebpfspy_unwind_build_seconds_total",
+	    "CPU time spent building unwind tables.", us.build_ns / 1000000000);
+	metrics_prom_counter(f, "ebpfspy_unwind_evictions_total",
+	    "Unwind tables evicted to make room for others.", us.evictions);
+	metrics_prom_counter(f, "ebpfspy_unwind_full_total",
+	    "Unwind tables that did not fit in unwind_table_bytes.", us.full);
+	metrics_prom_counter(f, "ebpfspy_unwind_walks_total",
+	    "User stacks walked with unwind tables.", s[UNWIND_STAT_WALKS]);
+	metrics_prom_family(f, "ebpfspy_unwind_outcomes_total", "counter",
+	    "Walks by how they ended (complete, depth, read_fault, "
+	    "bad_frame, no_rule) and by what they met (no_proc, no_table, "
+	    "no_mapping, invalid, fp_fallback, signal).");
+	for (i = UNWIND_STAT_COMPLETE; i <= UNWIND_STAT_SIGNAL; i++) {
+		if (i == UNWIND_STAT_FRAMES_TABLE || i == UNWIND_STAT_FRAMES_FP)
+			continue;
+		/* "unwind_complete": outcome="complete" */
+		metrics_prom_u64(f, "ebpfspy_unwind_outcomes_total", "outcome",
+		    session_unwind_stat_name(i) + strlen("unwind_"), s[i]);
+	}
+	metrics_prom_family(f, "ebpfspy_unwind_frames_total", "counter",
+	    "User frames walked, by unwind table or by frame pointer.");
+	metrics_prom_u64(f, "ebpfspy_unwind_frames_total", "step", "table",
+	    s[UNWIND_STAT_FRAMES_TABLE]);
+	metrics_prom_u64(f, "ebpfspy_unwind_frames_total", "step", "fp",
+	    s[UNWIND_STAT_FRAMES_FP]);
+	metrics_prom_counter(f, "ebpfspy_user_stacks_total",
+	    "User stacks walked and stored, by tables or frame pointers.",
+	    s[UNWIND_STAT_USTACKS]);
+	metrics_prom_family(f, "ebpfspy_user_stack_seconds_total", "counter",
+	    "Time the BPF programs spent walking and storing user stacks.");
+	metrics_prom_f64(f, "ebpfspy_user_stack_seconds_total", NULL, NULL,
+	    s[UNWIND_STAT_USTACK_NS] / 1e9);
+}
+
 void
 metrics_prom_write(FILE *f, const struct metrics_view *d, const struct metrics_push *mp,
     uint64_t requests)
@@ -385,6 +448,7 @@ metrics_prom_write(FILE *f, const struct metrics_view *d, const struct metrics_p
 	metrics_prom_rounds(f, d, &cs);
 	metrics_prom_samples(f, d, stats, &cs);
 	metrics_prom_symbols(f, &rs, &cs);
+	metrics_prom_unwind(f, d);
 	if (d->collect != NULL)
 		symstats_prom(collect_symstats(d->collect), f);
 	if (mp != NULL)

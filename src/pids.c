@@ -45,6 +45,7 @@
 #include "resolve.h"
 #include "session.h"
 #include "target.h"
+#include "unwind_maps.h"
 #include "xmalloc.h"
 
 #define PIDS_SWEEP_ROUNDS	10
@@ -73,6 +74,7 @@ pids_proc_free(struct pids *p, struct pids_proc *proc)
 	if (proc == NULL)
 		return;
 	resolve_proc_close(p->resolve, proc->rp);
+	unwind_maps_proc_close(p->unwind, proc->uw);
 	python_proc_close(p->python, proc->py);
 	target_labels_free(proc->labels);
 	free(proc);
@@ -371,8 +373,12 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		 * while later, when the pid may be another process's.
 		 */
 		p->exits++;
-		if ((proc = pids_find(p, pid)) != NULL)
+		if ((proc = pids_find(p, pid)) != NULL) {
 			proc->state = PIDS_DEAD;
+			/* Its files' tables may go now. */
+			unwind_maps_proc_close(p->unwind, proc->uw);
+			proc->uw = NULL;
+		}
 		break;
 	default:
 		log_debug("unknown event type %u", ev->type);
@@ -487,6 +493,7 @@ pids_configure(struct pids *p, const struct config *conf)
 
 	p->conf = conf;
 	python_configure(p->python, conf);
+	unwind_maps_configure(p->unwind, conf);
 	for (i = 0; i < p->size; i++) {
 		if ((proc = p->v[i]) == NULL || proc->state != PIDS_ALIVE)
 			continue;
@@ -552,6 +559,7 @@ pids_log_state(struct pids *p)
 	    (unsigned long long)p->loads,
 	    (unsigned long long)procmaps_reads());
 	python_log_state(p->python);
+	unwind_maps_log_state(p->unwind);
 }
 
 void
@@ -589,4 +597,11 @@ struct python *
 pids_python(struct pids *p)
 {
 	return p->python;
+}
+
+/* The unwind tables of the processes' files, once both exist. */
+void
+pids_set_unwind(struct pids *p, struct unwind_maps *um)
+{
+	p->unwind = um;
 }

@@ -10,6 +10,8 @@
 struct config;
 struct pids;
 struct python;
+struct unwind_maps;
+struct unwind_maps_proc;
 struct python_proc;
 struct resolve;
 struct resolve_proc;
@@ -38,6 +40,7 @@ struct pids_proc {
 	struct python_proc	*py;		/* type PYTHON: src/python.c */
 	int			 py_pending;	/* libpython not mapped yet */
 	int			 py_tries;
+	struct unwind_maps_proc	*uw;		/* src/unwind_maps.c */
 };
 
 struct pids_stats {
@@ -63,5 +66,6 @@ void		 pids_stats(struct pids *, struct pids_stats *);
 struct python	*pids_python(struct pids *);
 /* A thread's name, in buf: as BPF saw it, else /proc's, else "[tid]". */
 const char	*pids_thread_name(struct pids *, pid_t, pid_t, char *, size_t);
+void		 pids_set_unwind(struct pids *, struct unwind_maps *);
 
 #endif

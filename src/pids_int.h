@@ -33,6 +33,7 @@ struct pids {
 	uint64_t		 round;
 	uint64_t		 requests, execs, exits, swept;
 	uint64_t		 loads;		/* first maps reads */
+	struct unwind_maps	*unwind;	/* src/unwind_maps.c */
 };
 
 /* pids_target.c */

@@ -22,6 +22,7 @@
 #include "python.h"
 #include "resolve.h"
 #include "session.h"
+#include "unwind_maps.h"
 
 /*
  * The code of a process's executable: its executable mappings of the
@@ -103,6 +104,8 @@ pids_load_forget(struct pids *p, struct pids_proc *proc)
 		proc->type = PROFILE_PID_FP;
 	resolve_proc_close(p->resolve, proc->rp);
 	proc->rp = NULL;
+	unwind_maps_proc_close(p->unwind, proc->uw);
+	proc->uw = NULL;
 	proc->loaded = 0;
 	proc->wait_exe = 0;
 }
@@ -151,6 +154,7 @@ pids_load(struct pids *p, struct pids_proc *proc, int exec, uint64_t stack)
 			proc->wait_exe = !pids_load_stack_in(p, stack,
 			    proc->exe_lo, proc->exe_hi);
 	}
+	proc->uw = unwind_maps_proc(p->unwind, proc->uw, proc->pid, maps);
 	proc->rp = resolve_proc_open_maps(p->resolve, proc->pid, maps);
 }
 
@@ -172,6 +176,7 @@ pids_load_again(struct pids *p, struct pids_proc *proc)
 			proc->py_tries++;
 	}
 	proc->wait_exe = 0;
+	proc->uw = unwind_maps_proc(p->unwind, proc->uw, proc->pid, maps);
 	if (proc->rp != NULL)
 		resolve_proc_reload_maps(p->resolve, proc->rp, maps);
 	else

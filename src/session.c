@@ -38,6 +38,7 @@
 #include "log.h"
 #include "session.h"
 #include "session_int.h"
+#include "session_unwind.h"
 #include "xmalloc.h"
 
 /* Events handed on at a time, at most. */
@@ -206,6 +207,7 @@ session_set_knobs(struct session *s, const struct config *conf)
 	s->skel->data->py_depth = conf->python_depth;
 	/* Without targets_only, no exec waits for our answer. */
 	s->skel->bss->exec_profiled = !conf->targets_only;
+	session_unwind_knobs(s->skel, conf);
 }
 
 static void
@@ -293,6 +295,7 @@ session_load(const struct config *conf, int use_btf)
 	for (rb = 4096; rb < conf->ringbuf_kb * 1024; rb <<= 1)
 		;
 	bpf_map__set_max_entries(skel->maps.events, rb);
+	session_unwind_size(skel, conf);
 	bpf_program__set_autoload(skel->progs.offcpu_switch_btf, use_btf);
 	bpf_program__set_autoload(skel->progs.offcpu_switch_raw, !use_btf);
 	if ((err = profile_bpf__load(skel)) != 0) {
@@ -312,6 +315,8 @@ session_open(struct ev_loop *loop, const struct config *conf,
 	int		 n;
 
 	libbpf_set_print(session_libbpf_print);
+	if (session_kernel_check() == -1)
+		return NULL;
 	s = xcalloc(1, sizeof(*s));
 	s->loop = loop;
 	s->cb = cb;
@@ -329,6 +334,8 @@ session_open(struct ev_loop *loop, const struct config *conf,
 		}
 	}
 	session_set_knobs(s, conf);
+	if ((s->unwind = session_unwind_open(s->skel)) == NULL)
+		goto fail;
 	if ((n = libbpf_num_possible_cpus()) <= 0) {
 		log_warnx("cannot count possible CPUs");
 		goto fail;
@@ -411,6 +418,7 @@ session_close(struct session *s)
 		ring_buffer__free(s->rb);
 	}
 	ring_buffer__free(s->stack_rb);
+	session_unwind_close(s->unwind);
 	profile_bpf__destroy(s->skel);
 	session_stacks_close(s);
 	session_maps_close(s);
@@ -524,4 +532,10 @@ int
 session_offcpu_attached(struct session *s)
 {
 	return s->offcpu_link != NULL;
+}
+
+struct session_unwind *
+session_unwind(struct session *s)
+{
+	return s->unwind;
 }

@@ -12,6 +12,7 @@ struct ev_loop;
 struct session;
 struct stacks_map;
 struct stacks_stats;
+struct session_unwind;
 
 /* Called for each event of the ring buffer, in order. */
 typedef void (*session_event_cb)(const struct profile_event *, void *);
@@ -26,6 +27,8 @@ typedef void (*session_event_cb)(const struct profile_event *, void *);
 struct session	*session_open(struct ev_loop *, const struct config *,
 		    session_event_cb, void *);
 void		 session_close(struct session *);
+/* The kernel has what the BPF programs need: src/session_kernel.c. */
+int		 session_kernel_check(void);
 /* Apply the live keys of a new config; -1 leaves the old in force. */
 int		 session_apply(struct session *, const struct config *);
 /*
@@ -50,6 +53,8 @@ int		 session_pid_get(struct session *, pid_t,
 /* The pids the map holds now (allocated; the caller frees). */
 pid_t		*session_pid_keys(struct session *, size_t *);
 
+/* The unwind tables' maps: src/session_unwind.h. */
+struct session_unwind *session_unwind(struct session *);
 /*
  * Take every count out of BPF's map: the number of entries, their keys
  * and values, valid until the next drain.

@@ -55,6 +55,7 @@ struct session {
 	struct bpf_link		*offcpu_link;
 	struct bpf_link		*exec_link;
 	struct bpf_link		*exit_link;
+	struct session_unwind	*unwind;	/* session_unwind.c */
 };
 
 /* session_stacks.c */

@@ -1,0 +1,123 @@
+#!/bin/sh
+test_description='on-CPU stacks of code built without frame pointers, walked with .eh_frame tables'
+. "$(dirname "$0")/test-lib.sh"
+. "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
+. "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
+
+# The share of samples whose user stack is whole: main, then the
+# callers of the workload's own functions in order, with whatever libc
+# frames (qsort_r's: qsort jumps to it) and kernel frames lie below the
+# workload's innermost function.  GCC may rename hash_block
+# (hash_block.constprop.0).
+whole_share () {
+	all=$(folded_sum "^f3005;" <"$1") &&
+	good=$(folded_sum "^f3005;(.*;)?main(;sort_phase(;qsort(_r)?(;.*)?)?|;hash_phase(;hash_block[^;]*(;.*)?)?|;clock_gettime[^;]*(;.*)?)?\$" <"$1") &&
+	echo "$good of $all samples reach main with their callers" >&2 &&
+	test "$all" -ge 500 &&
+	percent $good $all
+}
+
+# Room for the tables of everything else the machine runs: what is
+# tested here is the walk, not the eviction of tables.
+test_expect_success ROOT,BPF 'profile a workload built with -O2 -g, unwind = auto' '
+	mkworkload fpless f3005 &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 499
+	unwind = auto
+	unwind_table_bytes = 67108864
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	./f3005 -c 3 >w.out &&
+	daemon_state_value "unwind: [0-9]+ files, [0-9]+ tables loaded" \
+	    >/dev/null &&
+	grep "unwind:" "$DAEMON_LOG" | tail -2 &&
+	daemon_stop &&
+	folded cpu f3005 >auto.folded &&
+	test -s auto.folded
+'
+
+test_expect_success ROOT,BPF 'at least 97% of the samples reach main with their callers' '
+	p=$(whole_share auto.folded) &&
+	echo "$p%" &&
+	test "$p" -ge 97
+'
+
+test_expect_success ROOT,BPF 'qsort is under sort_phase, compare_keys under qsort' '
+	q=$(folded_sum "^f3005;.*;qsort(_r)?(;|\$)" <auto.folded) &&
+	qs=$(folded_sum "^f3005;(.*;)?main;sort_phase;qsort(_r)?(;|\$)" \
+	    <auto.folded) &&
+	c=$(folded_sum ";compare_keys(;|\$)" <auto.folded) &&
+	cq=$(folded_sum "^f3005;(.*;)?main;sort_phase;qsort(_r)?;(.*;)?compare_keys(;|\$)" \
+	    <auto.folded) &&
+	h=$(folded_sum ";hash_block[^;]*(;|\$)" <auto.folded) &&
+	hm=$(folded_sum "^f3005;(.*;)?main;hash_phase;hash_block[^;]*(;|\$)" \
+	    <auto.folded) &&
+	echo "qsort $q (under sort_phase $qs), compare_keys $c (whole $cq)," \
+	    "hash_block $h (whole $hm)" &&
+	test "$c" -ge 50 && test "$h" -ge 50 &&
+	test $((qs * 100)) -ge $((q * 97)) &&
+	test $((cq * 100)) -ge $((c * 97)) &&
+	test $((hm * 100)) -ge $((h * 97))
+'
+
+# The same with frame pointers only: the walk above is what makes it.
+test_expect_success ROOT,BPF 'unwind = fp loses the callers' '
+	rm -rf out &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 499
+	unwind = fp
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	./f3005 -c 2 >w.out &&
+	daemon_stop &&
+	folded cpu f3005 >fp.folded &&
+	p=$(whole_share fp.folded) &&
+	echo "$p% with frame pointers" &&
+	test "$p" -lt 97
+'
+
+# profile_mode MODE: fpless -m MODE profiled with tables, its folded
+# stacks on stdout.
+profile_mode () {
+	rm -rf out &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 499
+	unwind_table_bytes = 67108864
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	./f3005 -m "$1" -c 3 >w.out &&
+	daemon_stop &&
+	folded cpu f3005
+}
+
+# The signal interrupts spin_phase, or main reading the clock (in the
+# vDSO); the restorer (__restore_rt) has no symbol of its own.
+test_expect_success ROOT,BPF 'a SIGALRM handler: through the signal frame to main' '
+	profile_mode signal >sig.folded &&
+	a=$(folded_sum ";alarm_work(;|\$)" <sig.folded) &&
+	am=$(folded_sum "^f3005;(.*;)?main(;(spin_phase|clock_s|clock_gettime[^;]*|__vdso_clock_gettime))+;[^;]*;on_alarm;alarm_work(;|\$)" \
+	    <sig.folded) &&
+	s=$(folded_sum ";spin_phase\$" <sig.folded) &&
+	sm=$(folded_sum "^f3005;(.*;)?main;spin_phase\$" <sig.folded) &&
+	echo "alarm_work $a (whole $am), spin_phase $s (whole $sm)" &&
+	test "$a" -ge 50 &&
+	test $((am * 100)) -ge $((a * 95)) &&
+	test $((sm * 100)) -ge $((s * 97))
+'
+
+# The PLT stub (named f3005+0x...) has a CFA rule of its own.
+test_expect_success ROOT,BPF 'calls through the lazily bound PLT' '
+	profile_mode plt >plt.folded &&
+	all=$(folded_sum "^f3005;" <plt.folded) &&
+	whole=$(folded_sum "^f3005;(.*;)?main(;plt_phase(;.*)?|;clock_gettime[^;]*(;.*)?)?\$" \
+	    <plt.folded) &&
+	stub=$(folded_sum ";plt_phase;f3005\+0x[0-9a-f]+\$" <plt.folded) &&
+	echo "$whole of $all whole, $stub in the PLT stub" &&
+	test "$stub" -ge 20 &&
+	test $((whole * 100)) -ge $((all * 97))
+'
+
+test_done
