@@ -17,6 +17,7 @@
 #include "xmalloc.h"
 
 #define PROFILE_CHUNK		(64 * 1024)	/* arena chunk for names */
+#define PROFILE_CHUNK_MIN	1024		/* the first one */
 #define PROFILE_TAB_MIN		64		/* first hash table size */
 
 struct profile_stack {
@@ -50,6 +51,8 @@ struct profile {
 	char			**chunks;
 	size_t			 nchunks;
 	size_t			 chunkused;	/* in chunks[nchunks - 1] */
+	size_t			 chunksz;	/* its size, 0: full */
+	size_t			 chunkbytes;	/* all chunks */
 
 	/*
 	 * Distinct stacks; stacktab holds index + 1 in its low half, 0 is
@@ -189,7 +192,9 @@ profile_type_name(enum profile_type type)
 /*
  * Copy a name into the arena.  Names longer than a quarter chunk get a
  * chunk of their own so that a few long C++ names do not waste most of
- * the arena.
+ * the arena.  Chunks double from PROFILE_CHUNK_MIN: a profile of a few
+ * names (a last-hour sum of an idle service, of which a daemon may keep
+ * hundreds) holds a few KiB, not 64.
  */
 static char *
 profile_arena_dup(struct profile *p, const char *s, size_t len)
@@ -198,6 +203,7 @@ profile_arena_dup(struct profile *p, const char *s, size_t len)
 
 	if (len + 1 > PROFILE_CHUNK / 4) {
 		big = xmalloc(len + 1);
+		p->chunkbytes += len + 1;
 		p->chunks = xreallocarray(p->chunks, p->nchunks + 1,
 		    sizeof(*p->chunks));
 		/* Keep the current small chunk last: it still has room. */
@@ -206,15 +212,22 @@ profile_arena_dup(struct profile *p, const char *s, size_t len)
 			p->chunks[p->nchunks - 1] = big;
 		} else {
 			p->chunks[0] = big;
-			p->chunkused = PROFILE_CHUNK;
+			p->chunkused = p->chunksz = 0;
 		}
 		p->nchunks++;
 		d = big;
 	} else {
-		if (p->nchunks == 0 || PROFILE_CHUNK - p->chunkused < len + 1) {
+		if (p->chunksz - p->chunkused < len + 1) {
+			p->chunksz = p->chunksz == 0 ? PROFILE_CHUNK_MIN :
+			    p->chunksz * 2;
+			while (p->chunksz < len + 1)
+				p->chunksz *= 2;
+			if (p->chunksz > PROFILE_CHUNK)
+				p->chunksz = PROFILE_CHUNK;
 			p->chunks = xreallocarray(p->chunks, p->nchunks + 1,
 			    sizeof(*p->chunks));
-			p->chunks[p->nchunks++] = xmalloc(PROFILE_CHUNK);
+			p->chunks[p->nchunks++] = xmalloc(p->chunksz);
+			p->chunkbytes += p->chunksz;
 			p->chunkused = 0;
 		}
 		d = p->chunks[p->nchunks - 1] + p->chunkused;
@@ -487,6 +500,26 @@ uint64_t
 profile_total(const struct profile *p)
 {
 	return p->total;
+}
+
+/* The bytes it holds, its tables at their capacity: for memory bounds. */
+size_t
+profile_bytes(const struct profile *p)
+{
+	size_t	 i, n;
+
+	n = sizeof(*p) + p->chunkbytes + p->nchunks * sizeof(*p->chunks) +
+	    p->strcap * (sizeof(*p->strs) + sizeof(*p->strhash)) +
+	    p->strtabsz * sizeof(*p->strtab) +
+	    p->stackcap * sizeof(*p->stacks) +
+	    p->stacktabsz * sizeof(*p->stacktab) +
+	    p->framecap * sizeof(*p->frames) +
+	    p->scratchcap * sizeof(*p->scratch) +
+	    p->xlatecap * sizeof(*p->xlate) +
+	    p->nlabels * sizeof(*p->labels);
+	for (i = 0; i < p->nlabels; i++)
+		n += strlen(p->labels[i].name) + strlen(p->labels[i].value) + 2;
+	return n;
 }
 
 size_t
