@@ -223,6 +223,7 @@ flamegraph_hours_sweep(struct flamegraph_hours *hs, time_t now)
 {
 	struct flamegraph_hour	*h, **hp;
 
+	hs->rounds++;
 	for (hp = &hs->list; (h = *hp) != NULL; ) {
 		if (h->used > now - FLAMEGRAPH_HOUR_IDLE && h->used <= now) {
 			hp = &h->next;
@@ -311,6 +312,7 @@ flamegraph_hours_get(struct flamegraph_hours *hs, const char *dir,
 		hs->list = h;
 	}
 	h->used = now;
+	h->seen = hs->rounds;
 	files = flamegraph_hour_list(dir, d, now, h->from, &nfiles);
 
 	/*

@@ -259,7 +259,8 @@ flamegraph_hour_trim(struct flamegraph_hour *h, size_t limit)
 			    h->buckets[h->nbuckets - 1]->key : -1;
 			kf = h->nfiles > 0 ? h->files[h->nfiles - 1].when /
 			    FLAMEGRAPH_HOUR_BUCKET : -1;
-			key = kb > kf ? kb : kf;
+			/* The older of the oldest bucket and loose file. */
+			key = kb == -1 || (kf != -1 && kf < kb) ? kf : kb;
 			/* The newest minute stays, whatever it holds. */
 			if (key == -1 || (h->nfiles > 0 &&
 			    h->files[0].when / FLAMEGRAPH_HOUR_BUCKET == key) ||
@@ -322,8 +323,9 @@ flamegraph_hour_spans(const struct flamegraph_hour *h)
 /*
  * Hold h to FLAMEGRAPH_HOUR_MEM, then all the sums to
  * FLAMEGRAPH_HOURS_MEM: first dropping the sums of the directories
- * unused the longest (a service gone, whose hour would be read again
- * from its files if it came back), then taking the oldest minutes of
+ * unused the longest, in no round since the one before (a service
+ * gone; its hour would be read again from its files if it came back),
+ * then taking the oldest minutes of
  * the largest that holds more than one.  Said once, when a sum first
  * leaves part of its hour out.
  */
@@ -349,8 +351,9 @@ flamegraph_hours_bound(struct flamegraph_hours *hs, struct flamegraph_hour *h)
 			if (flamegraph_hour_spans(x) &&
 			    (big == NULL || x->mem > big->mem))
 				big = x;
-			if (x->used < h->used && x->pending == NULL &&
-			    (idle == NULL || x->used < idle->used))
+			/* Not used this round nor the one before. */
+			if (x->seen + 1 < hs->rounds && x->pending == NULL &&
+			    (idle == NULL || x->seen < idle->seen))
 				idle = x;
 		}
 		if (all <= hs->mem_all)

@@ -88,6 +88,7 @@ struct flamegraph_hour {
 	time_t			 from;		/* before: left for memory */
 	size_t			 mem;		/* bytes held, about */
 	time_t			 used;
+	uint64_t		 seen;		/* the round it was used in */
 	char			*pending;	/* title: to draw still */
 	struct flamegraph_hour	*next;
 };
@@ -97,6 +98,7 @@ struct flamegraph_hours {
 	size_t			 budget;	/* bytes read of an hour */
 	size_t			 mem_dir;	/* bytes held for one */
 	size_t			 mem_all;	/* and for all */
+	uint64_t		 rounds;	/* sweeps: rounds */
 	int			 defer;		/* last-hour.svg drawn later */
 	/* The sink's file of this round and the profile it holds. */
 	char			*known;
