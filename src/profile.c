@@ -472,7 +472,7 @@ profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 		fatalx("profile: too many stacks");
 	if (p->nframes + all > p->framecap) {
 		while (p->nframes + all > p->framecap)
-			p->framecap = p->framecap ? p->framecap * 2 : 4096;
+			p->framecap = p->framecap ? p->framecap * 2 : 256;
 		p->frames = xreallocarray(p->frames, p->framecap,
 		    sizeof(*p->frames));
 	}
