@@ -33,10 +33,8 @@ bench_need curl curl
 bench_header "churn: $RATE processes a second for $SECS s, each" \
     "spinning $SPIN us"
 
-PORT=$((20000 + $$ % 20000))
-sed -e "s|^listen = .*|listen = 127.0.0.1:$PORT|" \
-    "$BENCH_REPO/conf/ebpfspy.conf" >"$BENCH_TMP/ebpfspy.conf" ||
-    bench_die "cannot read $BENCH_REPO/conf/ebpfspy.conf"
+bench_conf_default "$BENCH_TMP/ebpfspy.conf"
+PORT=$BENCH_PORT
 
 cat >"$BENCH_TMP/spin.c" <<'CEOF'
 #include <stdlib.h>
@@ -109,12 +107,7 @@ gcc -O2 -o "$BENCH_TMP/churnw" "$BENCH_TMP/spin.c" &&
     gcc -O2 -o "$BENCH_TMP/spawn" "$BENCH_TMP/spawn.c" ||
     bench_die "cannot build the churn programs"
 
-bench_run ebpfspyd "$EBPFSPYD" -d -c "$BENCH_TMP/ebpfspy.conf" \
-    -o "$BENCH_TMP/out" -p "$BENCH_TMP/ebpfspyd.pid"
-bench_wait_log "$BENCH_TMP/ebpfspyd.out" '^ready: ' 60 || {
-	cat "$BENCH_TMP/ebpfspyd.out"
-	bench_die "ebpfspyd did not get ready"
-}
+bench_start_daemon "$BENCH_TMP/ebpfspy.conf"
 DPID=$BENCH_PID_ebpfspyd
 
 # The daemon's own maps: the ids of the map fds it holds.

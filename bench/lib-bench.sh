@@ -32,6 +32,12 @@
 #   bench_sleep SECS		sleep without a fork
 #   bench_median N...		the median
 #   bench_header TITLE		the title, the machine and its load
+#   bench_conf_default FILE	the default keys (conf/ebpfspy.conf) into
+#				FILE, the metrics on a port of their own,
+#				$BENCH_PORT
+#   bench_start_daemon CONF	ebpfspyd -d with CONF, its output, log and
+#				pidfile in $BENCH_TMP, as NAME ebpfspyd;
+#				waits for its ready line
 #
 # Everything started with bench_run is killed, by pid, when the script
 # exits or is interrupted, and $BENCH_TMP is removed.
@@ -322,4 +328,20 @@ bench_others_ () {
 	test -n "$list" &&
 	    echo "   other profilers running (not ours):$list"
 	return 0
+}
+
+bench_conf_default () {
+	BENCH_PORT=$((20000 + $$ % 20000))
+	sed -e "s|^listen = .*|listen = 127.0.0.1:$BENCH_PORT|" \
+	    "$BENCH_REPO/conf/ebpfspy.conf" >"$1" ||
+	    bench_die "cannot read $BENCH_REPO/conf/ebpfspy.conf"
+}
+
+bench_start_daemon () {
+	bench_run ebpfspyd "$EBPFSPYD" -d -c "$1" -o "$BENCH_TMP/out" \
+	    -p "$BENCH_TMP/ebpfspyd.pid"
+	bench_wait_log "$BENCH_TMP/ebpfspyd.out" '^ready: ' 60 || {
+		cat "$BENCH_TMP/ebpfspyd.out"
+		bench_die "ebpfspyd did not get ready"
+	}
 }

@@ -30,16 +30,9 @@ test -r "$SLOW" || bench_die "$SLOW not found"
 bench_header "slow clients: $CLIENTS slow connections from $SOURCES" \
     "addresses for $SECS s, /metrics probed twice a second"
 
-PORT=$((20000 + $$ % 20000))
-sed -e "s|^listen = .*|listen = 127.0.0.1:$PORT|" \
-    "$BENCH_REPO/conf/ebpfspy.conf" >"$BENCH_TMP/ebpfspy.conf" ||
-    bench_die "cannot read $BENCH_REPO/conf/ebpfspy.conf"
-bench_run ebpfspyd "$EBPFSPYD" -d -c "$BENCH_TMP/ebpfspy.conf" \
-    -o "$BENCH_TMP/out" -p "$BENCH_TMP/ebpfspyd.pid"
-bench_wait_log "$BENCH_TMP/ebpfspyd.out" '^ready: ' 60 || {
-	cat "$BENCH_TMP/ebpfspyd.out"
-	bench_die "ebpfspyd did not get ready"
-}
+bench_conf_default "$BENCH_TMP/ebpfspy.conf"
+PORT=$BENCH_PORT
+bench_start_daemon "$BENCH_TMP/ebpfspy.conf"
 curl -s -m 5 -o /dev/null "http://127.0.0.1:$PORT/metrics" ||
     bench_die "the metrics listener does not answer"
 

@@ -44,11 +44,10 @@ bench_header "soak: RSS of ebpfspyd over $SECONDS_ s, collect_interval" \
     "= 1, svg = yes, a new workload program every $GEN s" \
     "$(test "${SOAK_ONLY:-no}" = yes && echo ", the workload alone")"
 
-PORT=$((20000 + $$ % 20000))
-sed -e 's/^collect_interval = .*/collect_interval = 1/' \
-    -e "s|^listen = .*|listen = 127.0.0.1:$PORT|" \
-    "$BENCH_REPO/conf/ebpfspy.conf" >"$BENCH_TMP/ebpfspy.conf" ||
-    bench_die "cannot read $BENCH_REPO/conf/ebpfspy.conf"
+bench_conf_default "$BENCH_TMP/ebpfspy.conf"
+PORT=$BENCH_PORT
+sed -i 's/^collect_interval = .*/collect_interval = 1/' \
+    "$BENCH_TMP/ebpfspy.conf"
 grep -q '^svg = yes' "$BENCH_TMP/ebpfspy.conf" ||
     bench_die "conf/ebpfspy.conf: svg is not on by default any more"
 if test "${SOAK_ONLY:-no}" = yes; then
@@ -136,12 +135,7 @@ soak_workload () {
 export -f soak_gen soak_workload
 export BENCH_TMP GEN PROCS COMMS
 
-bench_run ebpfspyd "$EBPFSPYD" -d -c "$BENCH_TMP/ebpfspy.conf" \
-    -o "$BENCH_TMP/out" -p "$BENCH_TMP/ebpfspyd.pid"
-bench_wait_log "$BENCH_TMP/ebpfspyd.out" '^ready: ' 60 || {
-	cat "$BENCH_TMP/ebpfspyd.out"
-	bench_die "ebpfspyd did not get ready"
-}
+bench_start_daemon "$BENCH_TMP/ebpfspy.conf"
 DPID=$BENCH_PID_ebpfspyd
 bench_run workload bash -c soak_workload
 
