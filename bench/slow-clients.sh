@@ -9,8 +9,10 @@
 # up, through t/helper/slow_clients.py: each sends a request line, then
 # a header line a second, never ending its request; a source opens its
 # share again as soon as the server has closed them, for SLOW_SECONDS
-# (60).  Meanwhile a probe from 127.0.0.2 GETs /metrics every half
-# second (curl, 5 s timeout).  Printed: the probes answered (200) and
+# (60).  Meanwhile a probe GETs /metrics every half second (curl, 5 s
+# timeout), each started on time whatever the others take, and each
+# from an address of its own (127.0.2.1 and up), so that the server's
+# bound on connections a client does not refuse probes that pile up.  Printed: the probes answered (200) and
 # not, their latency, and what the slow sources saw (connections held
 # 1.5 s after they were made, how long until the server closed them).
 #
@@ -51,14 +53,22 @@ for ((i = 1; i <= SOURCES; i++)); do
 	bench_run "slow$i" bash -c "slow_source 127.0.1.$i $per $SECS"
 done
 
+# Each probe on its own, so that a slow answer delays no other probe.
 start=$(bench_now)
-: >"$BENCH_TMP/probes"
+probes=
+n=0
 while echo "$start $(bench_now) $SECS" | awk '{ exit !($2 - $1 < $3) }'; do
-	curl -s -o /dev/null -m 5 --interface 127.0.0.2 \
+	n=$((n + 1))
+	curl -s -o /dev/null -m 5 --interface "127.0.2.$((n % 250 + 1))" \
 	    -w '%{http_code} %{time_total}\n' \
-	    "http://127.0.0.1:$PORT/metrics" >>"$BENCH_TMP/probes"
+	    "http://127.0.0.1:$PORT/metrics" >"$BENCH_TMP/probe.$n" &
+	probes="$probes $!"
 	bench_sleep 0.5
 done
+for p in $probes; do
+	wait "$p"
+done
+cat "$BENCH_TMP"/probe.* >"$BENCH_TMP/probes"
 for ((i = 1; i <= SOURCES; i++)); do
 	bench_wait "slow$i"
 done
