@@ -165,12 +165,7 @@ flamegraph_hours_mem(struct flamegraph_hours *hs, size_t dir, size_t all)
 size_t
 flamegraph_hours_bytes(const struct flamegraph_hours *hs)
 {
-	const struct flamegraph_hour	*h;
-	size_t				 n = 0;
-
-	for (h = hs->list; h != NULL; h = h->next)
-		n += h->mem;
-	return n;
+	return hs->mem;
 }
 
 void
@@ -231,6 +226,7 @@ flamegraph_hours_sweep(struct flamegraph_hours *hs, time_t now)
 		}
 		*hp = h->next;
 		log_debug("flame graph: %s: hour dropped", h->dir);
+		hs->mem -= h->mem;
 		flamegraph_hour_free(h);
 	}
 }

@@ -325,29 +325,29 @@ flamegraph_hour_spans(const struct flamegraph_hour *h)
  * FLAMEGRAPH_HOURS_MEM: first dropping the sums of the directories
  * unused the longest, in no round since the one before (a service
  * gone; its hour would be read again from its files if it came back),
- * then taking the oldest minutes of
- * the largest that holds more than one.  Said once, when a sum first
- * leaves part of its hour out.
+ * then taking the oldest minutes of the largest that holds more than
+ * one.  Said once, when a sum first leaves part of its hour out.
  */
 void
 flamegraph_hours_bound(struct flamegraph_hours *hs, struct flamegraph_hour *h)
 {
 	struct flamegraph_hour	*x, **xp, *big, *idle;
-	size_t			 all, n, excess;
+	size_t			 n, old, excess;
 	int			 cut;
 
+	/* hs->mem kept up to date: a round need not walk every sum. */
+	old = h->mem;
 	h->mem = flamegraph_hour_mem(h);
 	cut = h->from > h->used - FLAMEGRAPH_HOUR;
 	if (h->mem > hs->mem_dir && (n = flamegraph_hour_trim(h,
 	    hs->mem_dir)) > 0 && !cut)
 		log_warnx("%s: last-hour.svg: the oldest %zu minutes left "
 		    "out, over %zu KiB", h->dir, n, hs->mem_dir >> 10);
-	for (;;) {
-		all = 0;
+	hs->mem += h->mem - old;
+	while (hs->mem > hs->mem_all) {
 		big = NULL;
 		idle = NULL;
 		for (x = hs->list; x != NULL; x = x->next) {
-			all += x->mem;
 			if (flamegraph_hour_spans(x) &&
 			    (big == NULL || x->mem > big->mem))
 				big = x;
@@ -356,8 +356,6 @@ flamegraph_hours_bound(struct flamegraph_hours *hs, struct flamegraph_hour *h)
 			    (idle == NULL || x->seen < idle->seen))
 				idle = x;
 		}
-		if (all <= hs->mem_all)
-			break;
 		if (idle != NULL) {
 			for (xp = &hs->list; *xp != idle; xp = &(*xp)->next)
 				;
@@ -365,15 +363,18 @@ flamegraph_hours_bound(struct flamegraph_hours *hs, struct flamegraph_hour *h)
 			log_debug("flame graph: %s: hour dropped, over %zu KiB "
 			    "for all directories", idle->dir,
 			    hs->mem_all >> 10);
+			hs->mem -= idle->mem;
 			flamegraph_hour_free(idle);
 			continue;
 		}
 		if (big == NULL)
 			break;
-		excess = all - hs->mem_all;
+		excess = hs->mem - hs->mem_all;
 		cut = big->from > big->used - FLAMEGRAPH_HOUR;
+		old = big->mem;
 		n = flamegraph_hour_trim(big, big->mem > excess ?
 		    big->mem - excess : 0);
+		hs->mem += big->mem - old;
 		if (n == 0)
 			break;
 		if (!cut)

@@ -98,6 +98,7 @@ struct flamegraph_hours {
 	size_t			 budget;	/* bytes read of an hour */
 	size_t			 mem_dir;	/* bytes held for one */
 	size_t			 mem_all;	/* and for all */
+	size_t			 mem;		/* held by all, about */
 	uint64_t		 rounds;	/* sweeps: rounds */
 	int			 defer;		/* last-hour.svg drawn later */
 	/* The sink's file of this round and the profile it holds. */
