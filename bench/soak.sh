@@ -204,6 +204,13 @@ awk -v step="$STEP" '
 		flat = (hi - lo) * 100 / lo
 		printf "after 600 s: %d samples, %.1f to %.1f MB, spread %.1f%%\n",
 		    n, lo * 1.024 / 1000, hi * 1.024 / 1000, flat
+		# A short run can look flat: say how fast it still grows.
+		i = int(600 / step) + 1
+		if (NR > i)
+			printf "growth from 600 s to the end: %+.1f MB in %d s " \
+			    "(%+.2f MB per 10 min)\n",
+			    (r[NR] - r[i]) * 1.024 / 1000, t[NR] - t[i],
+			    (r[NR] - r[i]) * 1.024 / 1000 * 600 / (t[NR] - t[i])
 		printf "goal flat within 10%%: %s; below 40 MB: %s\n",
 		    (flat <= 10 ? "met" : "MISSED"),
 		    (hi * 1.024 < 40000 ? "met" : "MISSED")
