@@ -41,6 +41,12 @@
 #   bench_prog_measure ID NAME N CMD...
 #				run N copies of CMD to their end, printing
 #				"ns_per_run runs" of program ID meanwhile
+#   bench_conf_default FILE	the default keys (conf/ebpfspy.conf) into
+#				FILE, the metrics on a port of their own,
+#				$BENCH_PORT
+#   bench_start_daemon CONF	ebpfspyd -d with CONF, its output, log and
+#				pidfile in $BENCH_TMP, as NAME ebpfspyd;
+#				waits for its ready line
 #
 # Everything started with bench_run is killed, by pid, when the script
 # exits or is interrupted, and $BENCH_TMP is removed.
@@ -375,4 +381,18 @@ bench_bpf_stats_on () {
 	    bench_die "cannot set kernel.bpf_stats_enabled"
 	trap 'sysctl -q -w kernel.bpf_stats_enabled="$BENCH_OLD_STATS";
 	    bench_cleanup_' EXIT
+bench_conf_default () {
+	BENCH_PORT=$((20000 + $$ % 20000))
+	sed -e "s|^listen = .*|listen = 127.0.0.1:$BENCH_PORT|" \
+	    "$BENCH_REPO/conf/ebpfspy.conf" >"$1" ||
+	    bench_die "cannot read $BENCH_REPO/conf/ebpfspy.conf"
+}
+
+bench_start_daemon () {
+	bench_run ebpfspyd "$EBPFSPYD" -d -c "$1" -o "$BENCH_TMP/out" \
+	    -p "$BENCH_TMP/ebpfspyd.pid"
+	bench_wait_log "$BENCH_TMP/ebpfspyd.out" '^ready: ' 60 || {
+		cat "$BENCH_TMP/ebpfspyd.out"
+		bench_die "ebpfspyd did not get ready"
+	}
 }

@@ -74,6 +74,8 @@ long		 flamegraph_folded_read(struct profile *, FILE *, size_t *);
 
 #define FLAMEGRAPH_HOUR		3600		/* seconds of last-hour.svg */
 #define FLAMEGRAPH_HOUR_BYTES	(64 << 20)	/* folded bytes read */
+#define FLAMEGRAPH_HOUR_MEM	(2 << 20)	/* bytes held, a directory */
+#define FLAMEGRAPH_HOURS_MEM	(4 << 20)	/* bytes held, all */
 
 /*
  * flamegraph_hour.c: the profiles of the last hour of the sink's
@@ -81,7 +83,12 @@ long		 flamegraph_folded_read(struct profile *, FILE *, size_t *);
  * hour, kept from one round to the next.  flamegraph_hours_get() brings
  * a directory's sum up to date with the files there now and returns it
  * (owned by hs; stacks of value 0 in it are holes) with the order of its
- * stacks to draw it by, or NULL after logging.  flamegraph_hours_sweep() drops the sums not used lately.
+ * stacks to draw it by and the time it covers from, or NULL after
+ * logging.  The files summed are those of the whole minutes of the hour
+ * (59 to 60 minutes); the sums hold at most FLAMEGRAPH_HOUR_MEM bytes a
+ * directory and FLAMEGRAPH_HOURS_MEM for all, or leave their oldest
+ * minutes out.  flamegraph_hours_sweep() drops the sums not used
+ * lately.
  */
 struct flamegraph_hours;
 
@@ -89,7 +96,7 @@ struct flamegraph_hours *flamegraph_hours_create(void);
 void		 flamegraph_hours_free(struct flamegraph_hours *);
 struct profile	*flamegraph_hours_get(struct flamegraph_hours *,
 		    const char *, const struct profile *, time_t,
-		    struct flamegraph_order **);
+		    struct flamegraph_order **, time_t *);
 void		 flamegraph_hours_sweep(struct flamegraph_hours *, time_t);
 /*
  * The .folded file just written at a path, with its stat, holds the
@@ -101,6 +108,16 @@ void		 flamegraph_hours_known(struct flamegraph_hours *,
 		    const char *, const struct stat *,
 		    const struct profile *);
 void		 flamegraph_hours_budget(struct flamegraph_hours *, size_t);
+void		 flamegraph_hours_mem(struct flamegraph_hours *, size_t,
+		    size_t);
+size_t		 flamegraph_hours_bytes(const struct flamegraph_hours *);
+/*
+ * With defer set, flamegraph_write() brings the hour up to date but
+ * leaves last-hour.svg to flamegraph_hours_draw(), which draws those
+ * left and returns how many, or -1 after logging if one failed.
+ */
+void		 flamegraph_hours_defer(struct flamegraph_hours *, int);
+long		 flamegraph_hours_draw(struct flamegraph_hours *);
 void		 flamegraph_hours_log_state(struct flamegraph_hours *);
 
 /*

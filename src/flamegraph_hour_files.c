@@ -85,9 +85,15 @@ flamegraph_hour_file_read(struct flamegraph_hour *h, int dfd,
 	hf->bytes = before - *budget;
 }
 
-/* The profiles of the hour in a directory, newest first. */
+/*
+ * The profiles of the hour in a directory, newest first: of the whole
+ * minutes (buckets) in the hour up to now, and from start on.  Minutes
+ * leave the hour whole: the files are those of the last 59 to 60
+ * minutes.
+ */
 struct flamegraph_hour_file *
-flamegraph_hour_list(const char *dir, DIR *d, time_t now, size_t *np)
+flamegraph_hour_list(const char *dir, DIR *d, time_t now, time_t start,
+    size_t *np)
 {
 	struct flamegraph_hour_file	*files = NULL;
 	struct dirent			*de;
@@ -96,6 +102,10 @@ flamegraph_hour_list(const char *dir, DIR *d, time_t now, size_t *np)
 	time_t				 when, from = now - FLAMEGRAPH_HOUR;
 	char				 old[32] = "";
 
+	if (start < from - from % FLAMEGRAPH_HOUR_BUCKET +
+	    FLAMEGRAPH_HOUR_BUCKET)
+		start = from - from % FLAMEGRAPH_HOUR_BUCKET +
+		    FLAMEGRAPH_HOUR_BUCKET;
 	/*
 	 * The directory holds retention_hours of profiles; names carry
 	 * their UTC time, which sorts as text does, so those of before
@@ -111,7 +121,7 @@ flamegraph_hour_list(const char *dir, DIR *d, time_t now, size_t *np)
 		    strncmp(de->d_name, old, strlen(old)) < 0 ||
 		    retention_classify(de->d_name, &when) !=
 		    RETENTION_PROFILE || when == -1 || when > now ||
-		    when <= now - FLAMEGRAPH_HOUR)
+		    when < start)
 			continue;
 		if (nfiles == FLAMEGRAPH_HOUR_FILES) {
 			log_warnx("%s: more than %d profiles in the last hour",

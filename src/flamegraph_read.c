@@ -34,7 +34,7 @@ static void
 flamegraph_note(struct flamegraph_hour_file *rec, size_t st, uint64_t v)
 {
 	if (rec->n == rec->ncap) {
-		rec->ncap = rec->ncap ? rec->ncap * 2 : 256;
+		rec->ncap = rec->ncap ? rec->ncap * 2 : 16;
 		rec->stacks = xreallocarray(rec->stacks, rec->ncap,
 		    sizeof(*rec->stacks));
 		rec->values = xreallocarray(rec->values, rec->ncap,

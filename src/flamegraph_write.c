@@ -101,6 +101,7 @@ flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
 	struct tm		 tm;
 	time_t			 from = now - FLAMEGRAPH_HOUR;
 	char			 t1[32], t2[32], *service, *dir, *title;
+	char			 t0[32], span[48];
 	const char		*type = profile_type_name(profile_type(p));
 	int			 rv = 0;
 
@@ -135,14 +136,22 @@ flamegraph_write(struct flamegraph_hours *hs, const struct config *conf,
 		goto out;
 	if (hs == NULL)
 		hs = once = flamegraph_hours_create();
-	if ((hp = flamegraph_hours_get(hs, dir, p, now, &order)) ==
+	if ((hp = flamegraph_hours_get(hs, dir, p, now, &order, &from)) ==
 	    NULL) {
 		rv = -1;
 		goto out;
 	}
 	profile_label_set(hp, "service_name", service);
+	/* Less than the hour when the memory bound left minutes out. */
+	snprintf(span, sizeof(span), "last hour");
+	if (from > now - FLAMEGRAPH_HOUR && gmtime_r(&from, &tm) != NULL &&
+	    strftime(t0, sizeof(t0), "%Y-%m-%d %H:%M:%S", &tm) != 0) {
+		memcpy(t1, t0, sizeof(t1));
+		snprintf(span, sizeof(span), "last %lld min (memory bound)",
+		    (long long)(now - from + 59) / 60);
+	}
 	/* The day once, unless the hour spans midnight. */
-	xasprintf(&title, "%s: %s, last hour, %s to %s UTC", service, type,
+	xasprintf(&title, "%s: %s, %s, %s to %s UTC", service, type, span,
 	    t1, strncmp(t1, t2, 11) == 0 ? t2 + 11 : t2);
 	if (hs->defer) {
 		flamegraph_write_pend(hs, hp, title);

@@ -16,7 +16,8 @@
 #include "log.h"
 #include "xmalloc.h"
 
-#define INTERN_CHUNK	(64 * 1024)	/* arena chunk */
+#define INTERN_CHUNK	(64 * 1024)	/* arena chunk, at most */
+#define INTERN_CHUNK_MIN 1024		/* the first one */
 #define INTERN_TAB_MIN	64		/* first table size */
 
 struct intern {
@@ -31,6 +32,7 @@ struct intern {
 	char		**chunks;
 	size_t		  nchunks;
 	size_t		  chunkused;	/* of chunks[nchunks - 1] */
+	size_t		  chunksz;	/* its size; 0: none or full */
 	size_t		  chunkbytes;	/* all chunks */
 };
 
@@ -55,7 +57,7 @@ intern_clear(struct intern *in)
 		free(in->chunks[i]);
 	free(in->chunks);
 	in->chunks = NULL;
-	in->nchunks = in->chunkused = in->chunkbytes = 0;
+	in->nchunks = in->chunkused = in->chunkbytes = in->chunksz = 0;
 	in->n = 0;
 	memset(in->tab, 0, in->tabsz * sizeof(*in->tab));
 }
@@ -75,7 +77,10 @@ intern_free(struct intern *in)
 /*
  * Copy a string into the arena.  One longer than a quarter chunk gets a
  * chunk of its own, put before the last, so that a few long C++ names
- * neither waste most of a chunk nor end the one being filled.
+ * neither waste most of a chunk nor end the one being filled.  Chunks
+ * double from INTERN_CHUNK_MIN: a table of a few names (a last-hour sum
+ * of an idle service, of which a daemon may keep hundreds) holds a few
+ * KiB, not 64.
  */
 static char *
 intern_dup(struct intern *in, const char *s, size_t len)
@@ -91,18 +96,23 @@ intern_dup(struct intern *in, const char *s, size_t len)
 			in->chunks[in->nchunks - 1] = d;
 		} else {
 			in->chunks[0] = d;
-			in->chunkused = INTERN_CHUNK;	/* no room: full */
+			in->chunkused = in->chunksz = 0;	/* no room */
 		}
 		in->nchunks++;
 		in->chunkbytes += len + 1;
 	} else {
-		if (in->nchunks == 0 || INTERN_CHUNK - in->chunkused <
-		    len + 1) {
+		if (in->chunksz - in->chunkused < len + 1) {
+			in->chunksz = in->chunksz == 0 ? INTERN_CHUNK_MIN :
+			    in->chunksz * 2;
+			while (in->chunksz < len + 1)
+				in->chunksz *= 2;
+			if (in->chunksz > INTERN_CHUNK)
+				in->chunksz = INTERN_CHUNK;
 			in->chunks = xreallocarray(in->chunks,
 			    in->nchunks + 1, sizeof(*in->chunks));
-			in->chunks[in->nchunks++] = xmalloc(INTERN_CHUNK);
+			in->chunks[in->nchunks++] = xmalloc(in->chunksz);
 			in->chunkused = 0;
-			in->chunkbytes += INTERN_CHUNK;
+			in->chunkbytes += in->chunksz;
 		}
 		d = in->chunks[in->nchunks - 1] + in->chunkused;
 		in->chunkused += len + 1;

@@ -307,7 +307,7 @@ profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 		fatalx("profile: too many stacks");
 	if (p->nframes + all > p->framecap) {
 		while (p->nframes + all > p->framecap)
-			p->framecap = p->framecap ? p->framecap * 2 : 4096;
+			p->framecap = p->framecap ? p->framecap * 2 : 256;
 		p->frames = xreallocarray(p->frames, p->framecap,
 		    sizeof(*p->frames));
 	}
@@ -335,6 +335,24 @@ uint64_t
 profile_total(const struct profile *p)
 {
 	return p->total;
+}
+
+/* The bytes it holds, its tables at their capacity: for memory bounds. */
+size_t
+profile_bytes(const struct profile *p)
+{
+	size_t	 i, n;
+
+	n = sizeof(*p) + intern_bytes(p->strs) +
+	    p->stackcap * sizeof(*p->stacks) +
+	    p->stacktabsz * sizeof(*p->stacktab) +
+	    p->framecap * sizeof(*p->frames) +
+	    p->scratchcap * sizeof(*p->scratch) +
+	    p->xlatecap * sizeof(*p->xlate) +
+	    p->nlabels * sizeof(*p->labels);
+	for (i = 0; i < p->nlabels; i++)
+		n += strlen(p->labels[i].name) + strlen(p->labels[i].value) + 2;
+	return n;
 }
 
 size_t

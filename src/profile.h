@@ -51,6 +51,7 @@ void		 profile_add_ids(struct profile *, const struct intern *,
 		    size_t);
 uint64_t	 profile_total(const struct profile *);
 size_t		 profile_nstacks(const struct profile *);
+size_t		 profile_bytes(const struct profile *);	/* held, about */
 
 /*
  * Reading a profile back, for the writers.  String id 0 is always "";

@@ -2,7 +2,8 @@
  * Flame graphs: the layout (widths that add up to the totals, stacks
  * merged, callees by name, narrow frames left out, a bounded document),
  * reading folded files back, hostile names in the XML, the hover titles,
- * and latest.svg / last-hour.svg in a scratch output directory.
+ * and latest.svg / last-hour.svg in a scratch output directory, the
+ * hour's sums merged a minute at a time and held to their byte bounds.
  */
 #include <sys/stat.h>
 
@@ -671,12 +672,13 @@ test_hour_empty(void)
 	struct flamegraph_order	*o = NULL;
 	struct profile		*p, *hp;
 	char			*dir;
+	time_t			 from;
 
 	dir = path_of("hour-empty");
 	ok(mkdir(dir, 0700) == 0, "an empty directory");
 	hs = flamegraph_hours_create();
 	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
-	hp = flamegraph_hours_get(hs, dir, p, WHEN, &o);
+	hp = flamegraph_hours_get(hs, dir, p, WHEN, &o, &from);
 	ok(hp != NULL && profile_total(hp) == 0,
 	    "the hour of an empty directory is empty");
 	profile_free(p);
@@ -1088,6 +1090,286 @@ test_hour_budget(void)
 	config_free(conf);
 }
 
+/* Round k of a service: two stacks every round, and fresh new ones. */
+static struct profile *
+hour_round(const char *svc, int k, int fresh)
+{
+	struct profile	*p;
+	const char	*fr[3];
+	char		 a[32], b[32];
+	int		 i;
+
+	p = profile_create(PROFILE_TYPE_CPU, 10000000, 0, 0);
+	profile_label_set(p, "service_name", svc);
+	fr[0] = "app";
+	fr[1] = "main";
+	fr[2] = "work";
+	profile_add(p, fr, 3, 1 + k % 7);
+	fr[1] = "idle";
+	profile_add(p, fr, 2, 3);
+	for (i = 0; i < fresh; i++) {
+		snprintf(a, sizeof(a), "r%d", k);
+		snprintf(b, sizeof(b), "f%d_%d", k, i);
+		fr[1] = a;
+		fr[2] = b;
+		profile_add(p, fr, 3, 1 + i % 3);
+	}
+	return p;
+}
+
+static int
+hour_line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A sum as text, a sorted line a stack of value > 0: to compare. */
+static char *
+hour_dump(const struct profile *p)
+{
+	const uint32_t	*ids;
+	char		**lines, *s, *t;
+	uint64_t	 v;
+	size_t		 i, j, n, nl = 0, len = 1;
+
+	lines = xcalloc(profile_nstacks(p) + 1, sizeof(*lines));
+	for (i = 0; (ids = profile_stack(p, i, &n, &v)) != NULL; i++) {
+		if (v == 0)
+			continue;
+		xasprintf(&s, "%llu", (unsigned long long)v);
+		for (j = n; j > 0; j--) {
+			xasprintf(&t, "%s;%s", profile_string(p, ids[j - 1]),
+			    s);
+			free(s);
+			s = t;
+		}
+		len += strlen(s) + 1;
+		lines[nl++] = s;
+	}
+	qsort(lines, nl, sizeof(*lines), hour_line_cmp);
+	s = xcalloc(1, len);
+	for (i = 0; i < nl; i++) {
+		strcat(s, lines[i]);
+		strcat(s, "\n");
+		free(lines[i]);
+	}
+	free(lines);
+	return s;
+}
+
+/* The hour kept in hs is the one read afresh from the files. */
+static int
+hour_same_as_read(struct flamegraph_hours *hs, const char *dir,
+    const struct profile *p, time_t t)
+{
+	struct flamegraph_hours	*once;
+	struct flamegraph_order	*o;
+	struct profile		*kept, *read;
+	time_t			 from, from2;
+	char			*a, *b;
+	int			 same;
+
+	kept = flamegraph_hours_get(hs, dir, p, t, &o, &from);
+	once = flamegraph_hours_create();
+	read = flamegraph_hours_get(once, dir, p, t, &o, &from2);
+	if (kept == NULL || read == NULL) {
+		flamegraph_hours_free(once);
+		return 0;
+	}
+	a = hour_dump(kept);
+	b = hour_dump(read);
+	same = strcmp(a, b) == 0 && from == from2 &&
+	    profile_total(kept) == profile_total(read) &&
+	    profile_total(kept) > 0;
+	free(a);
+	free(b);
+	flamegraph_hours_free(once);
+	return same;
+}
+
+static struct config *
+conf_in(const char *rel)
+{
+	struct config	*conf;
+
+	conf = config_defaults();
+	free(conf->output_dir);
+	conf->output_dir = path_of(rel);
+	return conf;
+}
+
+/*
+ * 925 rounds 4 s apart: every minute merged, minutes leaving the
+ * hour whole, a file of a merged minute deleted and another replaced
+ * mid-hour; the sum kept is the one read from the files each time it is
+ * compared, and the bytes held stay far from what a record per file
+ * cost (900 records of 256 pairs of 12 bytes: 2.6 MiB).
+ */
+static void
+test_hour_merge(void)
+{
+	struct flamegraph_hours	*hs;
+	struct flamegraph_order	*o;
+	struct config		*conf;
+	struct profile		*p;
+	struct tm		 tm;
+	FILE			*f;
+	time_t			 t, from, gone;
+	size_t			 bytes, most = 0;
+	char			*dir, *path, name[64];
+	int			 k, checks = 0, same = 0;
+
+	conf = conf_in("merge");
+	dir = path_of("merge/cpu/many");
+	hs = flamegraph_hours_create();
+	for (k = 0; k < 925; k++) {
+		t = WHEN + 4 * k;
+		p = hour_round("many", k, k % 10 == 0 ? 5 : 1);
+		hour_write(hs, conf, p, t);
+		if (k == 250 || k == 375) {
+			/* A file of a minute merged long ago goes. */
+			gone = WHEN + (k == 250 ? 400 : 800);
+			gmtime_r(&gone, &tm);
+			strftime(name, sizeof(name),
+			    "merge/cpu/many/%Y%m%dT%H%M%SZ.folded", &tm);
+			path = path_of(name);
+			ok(unlink(path) == 0, "round %d: deleted %s", k, name);
+			free(path);
+			if (k == 375 && (path = path_of(name)) != NULL &&
+			    (f = fopen(path, "w")) != NULL) {
+				/* And another file under its name. */
+				fputs("app;replaced 11\n", f);
+				fclose(f);
+			}
+			if (k == 375)
+				free(path);
+		}
+		if (k % 60 == 59 || k == 250 || k == 375 || k == 924) {
+			checks++;
+			if (hour_same_as_read(hs, dir, p, t))
+				same++;
+			else
+				printf("# round %d: the sum kept differs\n",
+				    k);
+		} else if (flamegraph_hours_get(hs, dir, p, t, &o, &from) ==
+		    NULL)
+			ok(0, "round %d: no sum", k);
+		bytes = flamegraph_hours_bytes(hs);
+		if (bytes > most)
+			most = bytes;
+		profile_free(p);
+	}
+	is_int(same, checks, "the sum kept is the one read from the files, "
+	    "in all %d rounds compared (a round every 4 s, 925 rounds)",
+	    checks);
+	ok(most < (1 << 20), "bytes held at most %zu KiB (a record a file: "
+	    "2.6 MiB)", most >> 10);
+	flamegraph_hours_log_state(hs);
+	flamegraph_hours_free(hs);
+	free(dir);
+	config_free(conf);
+}
+
+/*
+ * Rounds of many new stacks under small bounds: the bytes held never
+ * exceed them, the oldest minutes leave first, and the sum is that of
+ * the files of the minutes it covers, from the time it says.
+ */
+static void
+test_hour_bound(void)
+{
+	struct flamegraph_hours	*hs;
+	struct flamegraph_order	*o;
+	struct config		*conf;
+	struct profile		*p, *hp;
+	FILE			*f;
+	const char		*svc[2] = { "b1", "b2" };
+	char			*dir[2], *svg, *path;
+	uint64_t		 total[900], want;
+	time_t			 t, from;
+	size_t			 bytes, most = 0, mem_dir = 256 << 10;
+	size_t			 mem_all = 384 << 10, cap;
+	int			 k, j, d, wrong = 0, over = 0, nd, first = 0;
+
+	/* One directory, then two under a bound for all. */
+	for (nd = 1; nd <= 2; nd++) {
+		conf = conf_in(nd == 1 ? "bound1" : "bound2");
+		for (d = 0; d < nd; d++) {
+			xasprintf(&path, "%s/cpu/%s", conf->output_dir, svc[d]);
+			dir[d] = path;
+		}
+		hs = flamegraph_hours_create();
+		flamegraph_hours_mem(hs, mem_dir, nd == 1 ? 64 << 20 :
+		    mem_all);
+		most = 0;
+		first = 0;
+		for (k = 0; k < 900; k++) {
+			t = WHEN + k;
+			for (d = 0; d < nd; d++) {
+				p = hour_round(svc[d], k, nd == 1 ? 8 : 4);
+				total[k] = profile_total(p);
+				hour_write(hs, conf, p, t);
+				hp = flamegraph_hours_get(hs, dir[d], p, t, &o,
+				    &from);
+				for (j = 0, want = 0; j <= k; j++)
+					if (WHEN + j >= from)
+						want += total[j];
+				if (hp == NULL || profile_total(hp) != want) {
+					if (wrong++ < 3)
+						printf("# round %d: %s: the "
+						    "sum is not its files' "
+						    "from %lld\n", k, svc[d],
+						    (long long)(from - WHEN));
+				}
+				if (first == 0 && from > t - 3600)
+					first = k;
+				profile_free(p);
+			}
+			bytes = flamegraph_hours_bytes(hs);
+			if (bytes > most)
+				most = bytes;
+			if (bytes > (nd == 1 ? mem_dir : mem_all))
+				over++;
+		}
+		is_int(over, 0, "%d director%s: the bytes held never over "
+		    "%zu KiB (at most %zu KiB)", nd, nd == 1 ? "y" : "ies",
+		    (nd == 1 ? mem_dir : mem_all) >> 10, most >> 10);
+		is_int(wrong, 0, "%d director%s: the sum is always that of "
+		    "the files from the time it covers", nd, nd == 1 ? "y" :
+		    "ies");
+		ok(first > 0 && from > WHEN + 60, "%d director%s: the oldest "
+		    "minutes left out from round %d, %lld s covered at the end",
+		    nd, nd == 1 ? "y" : "ies", first, (long long)t -
+		    (long long)from);
+		if (nd == 1) {
+			/* last-hour.svg says what it covers. */
+			p = hour_round(svc[0], k, 20);
+			hour_write(hs, conf, p, t + 1);
+			flamegraph_write(hs, conf, p, t + 1);
+			xasprintf(&path, "%s/last-hour.svg", dir[0]);
+			svg = NULL;
+			cap = 0;
+			if ((f = fopen(path, "r")) != NULL) {
+				if (getdelim(&svg, &cap, '\0', f) == -1) {
+					free(svg);
+					svg = NULL;
+				}
+				fclose(f);
+			}
+			ok(svg != NULL && strstr(svg, "(memory bound), ") !=
+			    NULL, "the title says the memory bound cut the "
+			    "hour");
+			free(svg);
+			free(path);
+			profile_free(p);
+		}
+		flamegraph_hours_free(hs);
+		for (d = 0; d < nd; d++)
+			free(dir[d]);
+		config_free(conf);
+	}
+}
+
 int
 main(void)
 {
@@ -1112,6 +1394,8 @@ main(void)
 	test_hour();
 	test_hour_known();
 	test_hour_budget();
+	test_hour_merge();
+	test_hour_bound();
 
 	xasprintf(&cmd, "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
