@@ -3,9 +3,11 @@
 # uncommitted changes included) to DIR, configure them there with clang
 # and --enable-fuzz, and run `make fuzz' in it.  automake will not build
 # a second time out of a source tree configured in place, hence a copy.
-#	fuzz/build.sh SRCDIR DIR SECONDS
+#	fuzz/build.sh SRCDIR DIR SECONDS [NAME...]
 set -e
 src=$1 dir=$2 seconds=$3
+shift 3
+src=$(cd "$src" && pwd)
 cc=${FUZZ_CC:-clang}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
@@ -23,4 +25,5 @@ if [ ! -f Makefile ]; then
 	./autogen.sh >/dev/null
 	./configure -q CC="$cc" --enable-fuzz
 fi
-make -s -j2 fuzz FUZZ_SECONDS="$seconds"
+FUZZ_SOURCE_DIR=$(cd "$src" && pwd) make -s -j2 fuzz FUZZ_SECONDS="$seconds" \
+    ${1:+FUZZ_HARNESSES="$*"}

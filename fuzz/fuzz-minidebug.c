@@ -21,6 +21,8 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct fuzz_elf_scn	 scn[1];
+	lzma_options_lzma	 opt;
+	lzma_filter		 filters[2];
 	struct elf_file		*ef;
 	struct symfile		 sf;
 	struct symfile_ctx	 ctx;
@@ -34,8 +36,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		xzlen = lzma_stream_buffer_bound(len - 1);
 		if ((xz = malloc(xzlen)) == NULL)
 			abort();
+		/* The smallest dictionary: fast, and enough for small inputs. */
+		if (lzma_lzma_preset(&opt, 0))
+			abort();
+		opt.dict_size = LZMA_DICT_SIZE_MIN;
+		filters[0].id = LZMA_FILTER_LZMA2;
+		filters[0].options = &opt;
+		filters[1].id = LZMA_VLI_UNKNOWN;
 		outlen = 0;
-		if (lzma_easy_buffer_encode(0, LZMA_CHECK_CRC64, NULL,
+		if (lzma_stream_buffer_encode(filters, LZMA_CHECK_CRC64, NULL,
 		    data + 1, len - 1, xz, &outlen, xzlen) != LZMA_OK)
 			abort();
 		xzlen = outlen;

@@ -9,6 +9,10 @@ src=$1 build=$2 seconds=$3
 shift 3
 status=0
 mkdir -p "$build/work" "$build/crashes" || exit 1
+build=$(cd "$build" && pwd)
+# Where to keep a crash input: the tree the user works in (fuzz/build.sh
+# runs us in a copy of it).
+keep=${FUZZ_SOURCE_DIR:-$(cd "$src/.." && pwd)}/fuzz/regress
 for name; do
 	work=$build/work/$name
 	log=$build/work/$name.log
@@ -33,7 +37,11 @@ for name; do
 		echo "fuzz $name: FAILED (exit $rc), see $log:"
 		grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|artifact_prefix|Test unit written)' \
 		    "$log" | head -8 | sed 's/^/    /'
-		echo "    keep the input: cp $build/crashes/$name-* $src/regress/$name/"
+		for f in "$build/crashes/$name"-*; do
+			test -f "$f" || continue
+			echo "    keep it: mkdir -p $keep/$name &&" \
+			    "cp $f $keep/$name/"
+		done
 	fi
 done
 exit $status
