@@ -164,3 +164,21 @@ for name, how, data in (('push', 0, push), ('ingest', 0, ingest),
                         req('/ingest?name=x', b'', 0))):
     open(os.path.join(sys.argv[1], name), 'wb').write(bytes([how]) + data)
 PYEOF
+
+# unwind_table: the ELF seeds (compilers' CFI, the vDSO's), and
+# t/helper/unwind_fx.S, hand-made CFI with the rarer encodings and ops.
+mkdir -p "$out/unwind_table"
+for f in pie shared-object nopie vdso; do
+	cp "$out/elf/$f" "$out/unwind_table/$f"
+done
+gcc -nostdlib -static -no-pie -Wl,-z,noseparate-code \
+    -o "$out/unwind_table/unwind_fx" t/helper/unwind_fx.S 2>/dev/null
+gcc -DFX64 -nostdlib -static -no-pie -Wl,-z,noseparate-code \
+    -o "$out/unwind_table/unwind_fx64" t/helper/unwind_fx.S 2>/dev/null
+# A file with .debug_frame only.
+gcc -O2 -g -fno-asynchronous-unwind-tables $small -c -o "$tmp/df.o" "$tmp/seed.c"
+gcc $small -o "$tmp/df" "$tmp/df.o"
+objcopy -R .eh_frame -R .eh_frame_hdr -R .debug_info -R .debug_abbrev \
+    -R .debug_line -R .debug_str -R .debug_line_str -R .debug_aranges \
+    -R .debug_loclists -R .debug_rnglists \
+    "$tmp/df" "$out/unwind_table/debug_frame"
