@@ -34,7 +34,7 @@
  * then the listener is started again, so that such connections do not
  * fill its slots.
  */
-#define FUZZ_METRICS_WAIT	0.5
+#define FUZZ_METRICS_WAIT	0.1
 
 static struct ev_loop	*fuzz_loop;
 static struct config	*fuzz_conf;
