@@ -17,6 +17,9 @@ for name; do
 	work=$build/work/$name
 	log=$build/work/$name.log
 	mkdir -p "$work"
+	# The harnesses' files, removed even after a crash.
+	export TMPDIR="$build/work/tmp"
+	rm -rf "$TMPDIR" && mkdir -p "$TMPDIR"
 	set -- "$src/corpus/$name"
 	test -d "$src/regress/$name" && set -- "$@" "$src/regress/$name"
 	# -timeout: a hang is a failure too; -rss_limit_mb: so is
@@ -26,6 +29,7 @@ for name; do
 	    -artifact_prefix="$build/crashes/$name-" \
 	    "$work" "$@" >"$log" 2>&1
 	rc=$?
+	rm -rf "$TMPDIR"
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	cov=$(sed -n 's/^#[0-9]*.*DONE *cov: \([0-9]*\).*/\1/p' "$log" |
 	    tail -1)
