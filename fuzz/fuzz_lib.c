@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "log.h"
 
 static char	 fuzz_dir[PATH_MAX];
 static pid_t	 fuzz_dir_owner;
@@ -23,10 +24,14 @@ static pid_t	 fuzz_dir_owner;
 static void
 fuzz_quiet(void)
 {
-	FILE	*f;
+	const char	*v;
+	FILE		*f;
 
-	if (getenv("FUZZ_VERBOSE") != NULL)
+	if ((v = getenv("FUZZ_VERBOSE")) != NULL) {
+		/* 1: the log as the daemon writes it; 2, 3: -v, -vv. */
+		log_setverbose(atoi(v) - 1);
 		return;
+	}
 	/*
 	 * The daemon logs to the stderr stream; libFuzzer and the
 	 * sanitizers write to descriptor 2 (libFuzzer through the stream it

@@ -33,6 +33,12 @@ objcopy --only-keep-debug seed seed.debug
 objcopy --strip-debug --add-gnu-debuglink=seed.debug seed.stripped \
     seed.linked
 strip -o seed.linked.stripped seed.linked
+# No build id: the debug file is found by its link alone.
+gcc -O2 -g -Wl,-z,noseparate-code -Wl,-z,norelro -Wl,--build-id=none \
+    -o seed.noid seed.c
+objcopy --only-keep-debug seed.noid seed.noid.debug
+strip -o seed.noid.s seed.noid
+objcopy --add-gnu-debuglink=seed.noid.debug seed.noid.s seed.noid.stripped
 # MiniDebugInfo, as gdb's manual makes it.
 nm -D seed --format=posix --defined-only | awk '{ print $1 }' |
     sort >dynsyms
@@ -71,6 +77,8 @@ cp "$tmp/seed.stripped" "$out/debuginfo/build-id"
     cat "$tmp/seed.debug"; } >"$out/debuginfo/debuglink-and-file"
 { cat "$tmp/seed.stripped"; printf '\0FUZZ-DEBUG-FILE\0';
     cat "$tmp/seed.debug"; } >"$out/debuginfo/build-id-and-file"
+{ cat "$tmp/seed.noid.stripped"; printf '\0FUZZ-DEBUG-FILE\0';
+    cat "$tmp/seed.noid.debug"; } >"$out/debuginfo/debuglink-only"
 # minidebug: byte 0 even, the xz stream; odd, the ELF file inside.
 { printf '\0'; cat "$tmp/mini.elf.xz"; } >"$out/minidebug/xz-stream"
 { printf '\1'; cat "$tmp/mini.elf"; } >"$out/minidebug/elf-inside"
