@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -405,11 +406,22 @@ pysym_type_name(struct pysym *s, uint64_t addr)
 	return s->types[s->ntypes++].name;
 }
 
+/*
+ * Lines are summed in 64 bits: the first line and the deltas come from
+ * the process, and a sum past an int is no line, not an overflow.
+ */
+static int
+pysym_line_int(long long line)
+{
+	return line < INT_MIN || line > INT_MAX ? -1 : (int)line;
+}
+
 int
 pysym_line_lnotab(const uint8_t *t, size_t len, int first, int addr)
 {
-	size_t	 i;
-	int	 line = first, a = 0;
+	size_t		 i;
+	long long	 line = first;
+	int		 a = 0;
 
 	for (i = 0; i + 1 < len; i += 2) {
 		a += t[i];
@@ -417,14 +429,15 @@ pysym_line_lnotab(const uint8_t *t, size_t len, int first, int addr)
 			break;
 		line += (int8_t)t[i + 1];
 	}
-	return line;
+	return pysym_line_int(line);
 }
 
 int
 pysym_line_linetable(const uint8_t *t, size_t len, int first, int addr)
 {
-	size_t	 i;
-	int	 line = first, start, end = 0, delta;
+	size_t		 i;
+	long long	 line = first;
+	int		 start, end = 0, delta;
 
 	if (addr < 0)
 		return first;
@@ -435,7 +448,7 @@ pysym_line_linetable(const uint8_t *t, size_t len, int first, int addr)
 		if (delta != -128)
 			line += delta;
 		if (start <= addr && addr < end)
-			return delta == -128 ? -1 : line;
+			return delta == -128 ? -1 : pysym_line_int(line);
 	}
 	return -1;
 }
@@ -462,7 +475,8 @@ pysym_line_locations(const uint8_t *t, size_t len, int first, int addr)
 {
 	size_t		 i = 0;
 	unsigned int	 v;
-	int		 line = first, a = 0, code, units, delta;
+	long long	 line = first;
+	int		 a = 0, code, units, delta;
 
 	if (addr < 0)
 		return first;
@@ -482,7 +496,7 @@ pysym_line_locations(const uint8_t *t, size_t len, int first, int addr)
 			delta = code - 10;
 		line += delta;
 		if (addr < a + units)
-			return code == 15 ? -1 : line;
+			return code == 15 ? -1 : pysym_line_int(line);
 		a += units;
 		while (i < len && !(t[i] & 0x80))
 			i++;

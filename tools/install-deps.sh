@@ -10,7 +10,7 @@ fi
 apt-get -o DPkg::Lock::Timeout=600 update -qq
 apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
 	autoconf automake make gcc libc6-dev pkg-config \
-	clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
+	clang libclang-rt-14-dev llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libev-dev libinih-dev libprotobuf-c-dev protobuf-c-compiler \
 	libmicrohttpd-dev prometheus curl libcurl4-openssl-dev \
 	liblzma-dev libiberty-dev libjson-c-dev xz-utils g++ nodejs elfutils \
