@@ -81,7 +81,7 @@ fuzz_plant_all(const uint8_t *bin, size_t binlen, const uint8_t *dbg,
 		    fuzz_tmpdir(), id[0], hex);
 		fuzz_plant(path, dbg, dbglen);
 	}
-	if (elf_file_debuglink(ef, name, sizeof(name), &crc) == 0) {
+	if (elf_section_debuglink(ef, name, sizeof(name), &crc) == 0) {
 		if (strchr(name, '/') != NULL || strcmp(name, ".") == 0 ||
 		    strcmp(name, "..") == 0)
 			abort();	/* a path, not a file name */
@@ -102,6 +102,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct elf_file		*ef;
 	struct symfile		 sf;
 	struct symfile_ctx	 ctx;
+	struct symfile_debug	 d;
+	struct symfile_limits	 lim;
 	struct stat		 sb;
 	const uint8_t		*dbg = data;
 	size_t			 binlen = len, dbglen = len, i;
@@ -132,7 +134,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		ctx.dev = sb.st_dev;
 		ctx.ino = sb.st_ino;
 		symfile_identify(&sf, ef);
-		symfile_load(&sf, ef, &ctx);
+		/* Found as the symbol cache finds it, then loaded. */
+		symfile_debug_find(&d, &sf, ef, &ctx);
+		lim.max_symbols = 1 << 20;
+		lim.max_names = 64 << 20;
+		lim.max_debugdata = 16 << 20;
+		symfile_load(&sf, ef, &d, &lim, fuzz_bin);
+		symfile_debug_close(&d);
 		if (sf.symtab != NULL)
 			for (i = 0; i < sf.symtab->n; i++)
 				(void)strlen(symtab_name(sf.symtab,

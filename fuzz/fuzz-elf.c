@@ -43,6 +43,8 @@ fuzz_elf_file(struct elf_file *ef)
 	struct elf_file_scn	 sc;
 	struct symfile		 sf;
 	struct symfile_ctx	 ctx;
+	struct symfile_debug	 dbg;
+	struct symfile_limits	 lim;
 	uint8_t			 id[ELF_FILE_BUILD_ID_MAX], buf[64];
 	char			 link[ELF_FILE_DEBUGLINK_MAX];
 	uint32_t		 crc;
@@ -51,7 +53,7 @@ fuzz_elf_file(struct elf_file *ef)
 	void			*p;
 
 	elf_file_build_id(ef, id, sizeof(id), &idlen);
-	if (elf_file_debuglink(ef, link, sizeof(link), &crc) == 0 &&
+	if (elf_section_debuglink(ef, link, sizeof(link), &crc) == 0 &&
 	    memchr(link, '\0', sizeof(link)) == NULL)
 		abort();
 	elf_file_read(ef, buf, sizeof(buf), elf_file_size(ef) / 2);
@@ -60,23 +62,27 @@ fuzz_elf_file(struct elf_file *ef)
 			elf_file_offset_to_vaddr(segs, n, segs[i].offset +
 			    segs[i].filesz / 2, &v);
 			elf_file_vaddr_to_offset(segs, n, segs[i].vaddr, &v);
-			elf_file_section_at(ef, segs[i].vaddr, &sc);
+			elf_section_at(ef, segs[i].vaddr, &sc);
 		}
 		free(segs);
 	}
-	for (idx = 0; elf_file_section_next(ef, &idx, &sc) == 0;) {
-		if ((p = elf_file_section_data(ef, &sc, 1 << 20)) != NULL)
+	for (idx = 0; elf_section_next(ef, &idx, &sc) == 0;) {
+		if ((p = elf_section_data(ef, &sc, 1 << 20)) != NULL)
 			free(p);
 	}
-	elf_file_section(ef, ".text", &sc);
-	elf_file_section_suffix(ef, "text", &sc);
+	elf_section_find(ef, ".text", &sc);
+	elf_section_find_suffix(ef, "text", &sc);
 
 	/* What the symbol cache does with it, debug files aside. */
 	memset(&sf, 0, sizeof(sf));
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.path = "/fuzz/file";
 	symfile_identify(&sf, ef);
-	symfile_load(&sf, ef, &ctx);
+	memset(&dbg, 0, sizeof(dbg));
+	lim.max_symbols = 1 << 20;
+	lim.max_names = 64 << 20;
+	lim.max_debugdata = 16 << 20;
+	symfile_load(&sf, ef, &dbg, &lim, ctx.path);
 	fuzz_elf_symtab(sf.symtab);
 	if (sf.go != NULL) {
 		gopclntab_lookup(sf.go, 0);

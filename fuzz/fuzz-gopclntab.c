@@ -29,13 +29,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		free(copy);
 		return 0;
 	}
-	if ((g = gopclntab_read(ef)) != NULL) {
+	if ((g = gopclntab_read(ef, 1 << 20, 64 << 20)) != NULL) {
 		gopclntab_count(g);
 		gopclntab_inlined(g);
 		gopclntab_bytes(g);
 		gopclntab_version(g);
 		/* Every address of .text, in steps, and the edges. */
-		if (elf_file_section(ef, ".text", &sc) == 0) {
+		if (elf_section_find(ef, ".text", &sc) == 0) {
 			for (a = sc.addr; a - sc.addr < sc.size &&
 			    a - sc.addr < 1 << 16; a += 7) {
 				if (gopclntab_lookup(g, a) != NULL)

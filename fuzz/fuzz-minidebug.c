@@ -26,6 +26,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct elf_file		*ef;
 	struct symfile		 sf;
 	struct symfile_ctx	 ctx;
+	struct symfile_debug	 d;
+	struct symfile_limits	 lim;
 	uint8_t			*xz = NULL, *img;
 	size_t			 xzlen, imglen, outlen, i;
 	void			*out;
@@ -59,13 +61,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 
 	if ((ef = elf_file_open_mem(img, imglen)) == NULL)
 		abort();	/* what fuzz_elf_make makes is sound */
-	if ((out = debuginfo_mini(ef, &outlen)) != NULL)
+	if ((out = debuginfo_mini(ef, 16 << 20, &outlen)) != NULL)
 		free(out);
 	memset(&sf, 0, sizeof(sf));
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.path = "/fuzz/minidebug";
 	symfile_identify(&sf, ef);
-	symfile_load(&sf, ef, &ctx);
+	memset(&d, 0, sizeof(d));
+	lim.max_symbols = 1 << 20;
+	lim.max_names = 64 << 20;
+	lim.max_debugdata = 16 << 20;
+	symfile_load(&sf, ef, &d, &lim, ctx.path);
 	if (sf.symtab != NULL)
 		for (i = 0; i < sf.symtab->n; i++)
 			(void)strlen(symtab_name(sf.symtab, &sf.symtab->v[i]));

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "pprof.h"
 #include "profile.h"
 #include "pyroscope.h"
 #include "src/config.h"
@@ -121,6 +122,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct pyroscope_stats	 st;
 	struct pyroscope	*py;
 	struct profile		*p;
+	struct pprof_buf	*bufs;
 	int			 api;
 
 	pthread_mutex_lock(&fuzz_lock);
@@ -137,8 +139,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		    PYROSCOPE_API_INGEST;
 		py = pyroscope_create(fuzz_loop, fuzz_conf);
 		p = fuzz_profile();
-		pyroscope_round(py, fuzz_conf, &p, 1, 1700000000000000000LL,
-		    1700000015000000000LL);
+		bufs = pprof_encode_all(&p, 1);
+		pyroscope_round(py, fuzz_conf, &p, bufs, 1,
+		    1700000000000000000LL, 1700000015000000000LL);
 		profile_free(p);
 		pyroscope_flush(py);
 		pyroscope_stats(py, &st);
@@ -148,6 +151,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			abort();
 		pyroscope_log_state(py);
 		pyroscope_free(py);
+		pprof_bufs_free(bufs, 1);
 	}
 	return 0;
 }
