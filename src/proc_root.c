@@ -245,10 +245,10 @@ proc_root_open(pid_t pid, const char *path, struct stat *sb)
 	char	 buf[64];
 	int	 rootfd, fd, saved;
 
+	/* Ours: our paths, relative ones from our working directory. */
 	if (pid <= 0)
-		snprintf(buf, sizeof(buf), "/");
-	else
-		snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
+		return proc_root_reopen(open(path, O_PATH | O_CLOEXEC), sb);
+	snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
 	if ((rootfd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return -1;
 	fd = proc_root_open_at(rootfd, path, sb);

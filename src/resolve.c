@@ -108,7 +108,7 @@ const struct config_key resolve_keys[] = {
 	    1048576, 1LL << 40, NULL, "8388608", CONFIG_LIVE,
 	    "memory of the symbol tables kept loaded, bytes", NULL },
 	{ "symbols", "max_symbols_per_file", CONFIG_INT,
-	    CONFIG_OFF(symbol_max_symbols), 1000, 16777216, NULL, "1000000",
+	    CONFIG_OFF(symbol_max_symbols), 1000, 16777216, NULL, "500000",
 	    CONFIG_LIVE, "entries of one symbol table, or Go functions, "
 	    "a file may have; more: refused", NULL },
 	{ "symbols", "max_symbol_bytes_per_file", CONFIG_INT,

@@ -292,8 +292,15 @@ test_process(void)
 	errno = 0;
 	ok(proc_root_open(pid, "/esc", &sb) == -1 && errno == ENOENT,
 	    "pid %d: a link to a host path is not followed out", (int)pid);
-	is_str(first_line(proc_root_open(0, "/proc/self/root/etc/hostname",
-	    &sb)), "", "the host: a magic link of /proc is not followed");
+	/* Ours (pid 0): our paths, relative ones from where we are. */
+	if (chdir(tmpdir) == 0)
+		is_str(first_line(proc_root_open(0, "root/dir/../bin/app",
+		    &sb)), "app", "pid 0: a relative path of ours");
+	else
+		ok(0, "chdir %s", tmpdir);
+	errno = 0;
+	ok(proc_root_open(0, "root/fifo", &sb) == -1 && errno == EINVAL,
+	    "pid 0: a FIFO is refused too");
 out:
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);

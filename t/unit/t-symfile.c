@@ -8,6 +8,7 @@
  */
 #include <sys/types.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -99,21 +100,54 @@ maxrss_kb(void)
 	return ru.ru_maxrss;
 }
 
+/*
+ * What building the table of file costs at its peak, measured in a
+ * child, whose peak starts at our size now, not at the bombs' above:
+ * the figure ebpfspy.conf(5) gives.
+ */
+static void
+peak_child(struct config *conf, const char *file)
+{
+	struct symfile_stats	 d;
+	char			 msg[128];
+	long			 v[2];
+	pid_t			 pid;
+	int			 p[2];
+
+	if (pipe(p) == -1)
+		return;
+	if ((pid = fork()) == 0) {
+		v[0] = maxrss_kb();
+		count_with(conf, file, &d);
+		v[1] = maxrss_kb();
+		(void)write(p[1], v, sizeof(v));
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid != -1 && read(p[0], v, sizeof(v)) == sizeof(v)) {
+		snprintf(msg, sizeof(msg), "%s: its table's build took the "
+		    "peak RSS from %ld to %ld KB", file, v[0], v[1]);
+		diag(msg);
+	}
+	close(p[0]);
+	if (pid != -1)
+		waitpid(pid, NULL, 0);
+}
+
 int
 main(void)
 {
 	struct symfile_stats	 d;
 	struct config		*conf;
 	size_t			 n;
-	long			 rss0, rss1;
-	char			 msg[128];
+	long			 rss0;
 
 	if (build() == -1) {
 		printf("Bail out! cannot build the fixtures\n");
 		return 1;
 	}
 	conf = config_defaults();
-	ok(conf->symbol_max_symbols == 1000000 &&
+	ok(conf->symbol_max_symbols == 500000 &&
 	    conf->symbol_max_bytes == 67108864 &&
 	    conf->symbol_max_debugdata == 16777216, "the default bounds");
 
@@ -127,7 +161,7 @@ main(void)
 	ok(maxrss_kb() - rss0 < 2048, "refused before it is read: peak "
 	    "+%ld KB, not the 10 MB of its tables", maxrss_kb() - rss0);
 
-	conf->symbol_max_symbols = 1000000;
+	conf->symbol_max_symbols = 500000;
 	conf->symbol_max_bytes = 65536;
 	n = count_with(conf, "many.so", &d);
 	is_int(n, 1, "over max_symbol_bytes_per_file: refused too");
@@ -145,16 +179,11 @@ main(void)
 	is_int(d.refused_debugdata, 1, "one whose dictionary is over the "
 	    "decoder's memory limit: refused and counted");
 
-	rss0 = maxrss_kb();
 	n = count_with(conf, "many.so", &d);
-	rss1 = maxrss_kb();
 	is_int(n, MANY + 1, "within the default bounds: all %d functions",
 	    MANY + 1);
 	ok(d.refused_symbols == 0 && d.refused_names == 0, "none refused");
-	snprintf(msg, sizeof(msg), "peak RSS %ld -> %ld KB for %d symbols",
-	    rss0, rss1, MANY);
-	diag(msg);
-
+	peak_child(conf, "many.so");
 
 	config_free(conf);
 	fx_clean(dir);
