@@ -39,7 +39,7 @@
 #define EBPFSPY_VERSION	"unknown"
 #endif
 
-#define EBPFSPYD_READY	'R'	/* child to parent: startup done */
+#define EBPFSPYD_READY	"R"	/* child to parent: startup done */
 
 
 static void __attribute__((noreturn))
@@ -93,18 +93,56 @@ ebpfspyd_conf_load(struct ebpfspyd *d, const char *path)
 }
 
 /*
+ * The parent of a daemon that is starting: print what the child reports
+ * (its warnings, and why it failed, as "-message" lines) until it says
+ * it is ready ("R") or exits.  Its read blocks on purpose: it has
+ * nothing else to do.
+ */
+static void __attribute__((noreturn))
+ebpfspyd_wait_ready(struct ebpfspyd *d, pid_t pid, int fd)
+{
+	FILE	*f;
+	char	*line = NULL;
+	size_t	 size = 0;
+	ssize_t	 len;
+	int	 status, said = 0;
+
+	if ((f = fdopen(fd, "r")) == NULL) {
+		fprintf(stderr, "ebpfspyd: fdopen: %s\n", strerror(errno));
+		_exit(1);
+	}
+	while ((len = getline(&line, &size, f)) != -1) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (strcmp(line, EBPFSPYD_READY) == 0)
+			_exit(0);
+		if (*line == '-') {
+			fprintf(stderr, "ebpfspyd: %s\n", line + 1);
+			said = 1;
+		}
+	}
+	if (waitpid(pid, &status, 0) == pid && WIFSIGNALED(status))
+		fprintf(stderr, "ebpfspyd: killed by signal %d before it was "
+		    "ready\n", WTERMSIG(status));
+	else if (!said)
+		fprintf(stderr, "ebpfspyd: failed to start, see the system "
+		    "log\n");
+	/* The child locked it, and never wrote it: not a stale one. */
+	if (d->pidfile != NULL)
+		(void)unlink(d->pidfile);
+	_exit(1);
+}
+
+/*
  * Fork; the parent stays until the child reports that it is ready, so
  * that whoever started us (an init script, systemd Type=forking) learns
- * the outcome from the exit status.  The parent's read blocks on
- * purpose: it has nothing else to do.
+ * the outcome from the exit status, and why it failed on its terminal.
  */
 static void
 ebpfspyd_daemonize(struct ebpfspyd *d)
 {
 	pid_t	 pid;
-	ssize_t	 n;
-	int	 fds[2], fd, status;
-	char	 c;
+	int	 fds[2], fd;
 
 	if (pipe2(fds, O_CLOEXEC) == -1)
 		fatal("pipe2");
@@ -112,27 +150,14 @@ ebpfspyd_daemonize(struct ebpfspyd *d)
 		fatal("fork");
 	if (pid != 0) {
 		close(fds[1]);
-		do {
-			n = read(fds[0], &c, 1);
-		} while (n == -1 && errno == EINTR);
-		if (n == 1 && c == EBPFSPYD_READY)
-			_exit(0);
-		if (waitpid(pid, &status, 0) == pid && WIFSIGNALED(status))
-			fprintf(stderr, "ebpfspyd: killed by signal %d before "
-			    "it was ready\n", WTERMSIG(status));
-		else
-			fprintf(stderr, "ebpfspyd: failed to start, see the "
-			    "system log\n");
-		/* The child locked it, and never wrote it: not a stale one. */
-		if (d->pidfile != NULL)
-			(void)unlink(d->pidfile);
-		_exit(1);
+		ebpfspyd_wait_ready(d, pid, fds[0]);
 	}
 
 	close(fds[0]);
 	if (fcntl(fds[1], F_SETFL, O_NONBLOCK) == -1)
 		fatal("fcntl");
 	d->ready_fd = fds[1];
+	log_startfd(d->ready_fd);
 	if (setsid() == -1)
 		fatal("setsid");
 	if (chdir("/") == -1)
@@ -414,7 +439,6 @@ ebpfspyd_ready(struct ebpfspyd *d)
 {
 	struct config	*c = d->conf;
 	const char	*types;
-	char		 r = EBPFSPYD_READY;
 
 	if (c->cpu && c->offcpu)
 		types = "cpu and offcpu";
@@ -430,7 +454,8 @@ ebpfspyd_ready(struct ebpfspyd *d)
 	if (d->pidfile != NULL)
 		ebpfspyd_pidfile_write(d);
 	if (d->ready_fd != -1) {
-		if (write(d->ready_fd, &r, 1) != 1)
+		log_startfd(-1);
+		if (write(d->ready_fd, EBPFSPYD_READY "\n", 2) != 2)
 			log_warn("cannot tell the parent we are ready");
 		close(d->ready_fd);
 		d->ready_fd = -1;
@@ -581,6 +606,10 @@ ebpfspyd_main(int argc, char **argv)
 	if (!foreground)
 		ebpfspyd_daemonize(d);
 	clock_gettime(CLOCK_MONOTONIC, &d->started);
+	ebpfspyd_check_kernel();
+	ebpfspyd_check_caps(d->conf);
+	ebpfspyd_check_btf();
+	ebpfspyd_check_dirs(d->conf);
 
 	if ((d->loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
 		fatalx("cannot initialize the event loop");

@@ -13,7 +13,7 @@ and both pages format without warnings.'
 MAN8=$EBPFSPY_BUILD_DIR/man/ebpfspyd.8
 MAN5=$EBPFSPY_BUILD_DIR/man/ebpfspy.conf.5
 MAN5_IN=$EBPFSPY_SOURCE_DIR/man/ebpfspy.conf.5.in
-EXAMPLE=$EBPFSPY_SOURCE_DIR/conf/ebpfspy.conf
+EXAMPLE=$EBPFSPY_BUILD_DIR/conf/ebpfspy.conf
 
 test_lazy_prereq GROFF 'groff -v'
 test_lazy_prereq MANDOC 'echo .Dd | mandoc -Tascii'
@@ -173,7 +173,7 @@ test_expect_success 'ebpfspy.conf.5 documents every key, default and mark' '
 '
 
 # Defaults that depend on ./configure (a path under localstatedir):
-# conf/ebpfspy.conf, which is not generated, holds the packager's value.
+# conf/ebpfspy.conf.in holds @VARIABLE@, filled in as in the binary.
 test_expect_success 'find the keys whose default ./configure sets' '
 	dump_man_keys "$MAN5_IN" >man-keys-in &&
 	configured_keys man-keys-in >configured &&
@@ -192,6 +192,11 @@ test_expect_success 'conf/ebpfspy.conf sets every key to its default' '
 	cut -f 1 expect >expect.names &&
 	cut -f 1 example-keys >actual.names &&
 	test_cmp expect.names actual.names
+'
+
+test_expect_success 'the built conf/ebpfspy.conf has the binary'"'"'s paths too' '
+	cut -f 1,2 keys >expect &&
+	test_cmp expect example-keys
 '
 
 test_expect_success 'each key of conf/ebpfspy.conf has a comment with its mark' '
