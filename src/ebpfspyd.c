@@ -50,6 +50,27 @@ ebpfspyd_usage(FILE *f, int status)
 	exit(status);
 }
 
+/* -h: the usage, then each flag as ebpfspyd(8) describes it. */
+static void __attribute__((noreturn))
+ebpfspyd_help(void)
+{
+	printf("usage: ebpfspyd [-dhnVv] [-c file] [-o dir] [-p pidfile] "
+	    "[-t seconds]\n"
+	    "  -c file     read the configuration from file (default %s)\n"
+	    "  -d          stay in the foreground and log to standard error\n"
+	    "  -h          print this help and exit\n"
+	    "  -n          check the configuration and exit; with -v, "
+	    "print it\n"
+	    "  -o dir      write profiles under dir, not [output] dir\n"
+	    "  -p pidfile  write the process id to pidfile, locked until "
+	    "exit\n"
+	    "  -t seconds  profile for seconds, do a final round and exit\n"
+	    "  -V          print the version and exit\n"
+	    "  -v          be more verbose; repeat for more\n",
+	    EBPFSPY_CONF);
+	exit(0);
+}
+
 /* We chdir("/") when daemonized: keep paths valid for reloads and exit. */
 static char *
 ebpfspyd_abspath(const char *path)
@@ -550,7 +571,7 @@ ebpfspyd_main(int argc, char **argv)
 			foreground = 1;
 			break;
 		case 'h':
-			ebpfspyd_usage(stdout, 0);
+			ebpfspyd_help();
 		case 'n':
 			check = 1;
 			break;
