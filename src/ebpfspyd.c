@@ -310,6 +310,72 @@ ebpfspyd_log_state(struct ebpfspyd *d)
 	log_info("state: end");
 }
 
+/* Samples lost: in the kernel for want of room, or stacks gone. */
+static uint64_t
+ebpfspyd_lost(struct ebpfspyd *d, const struct collect_stats *cs)
+{
+	uint64_t	 st[PROFILE_STAT_MAX];
+
+	session_stats(d->session, st);
+	return st[PROFILE_STAT_PID_MAP_FULL] + st[PROFILE_STAT_COUNTS_FULL] +
+	    st[PROFILE_STAT_STACKS_FULL] + st[PROFILE_STAT_RINGBUF_LOST] +
+	    cs->lost_stacks;
+}
+
+/*
+ * A line for each round: what it wrote and what it took.  Said at the
+ * default verbosity in the foreground, where someone watches; a
+ * daemon's log says it only with -v.
+ */
+static void
+ebpfspyd_round_log(struct ebpfspyd *d)
+{
+	struct collect_stats	 cs;
+	struct sinks_info	 si;
+	uint64_t		 lost;
+	char			 offcpu[64], losses[64];
+	void			 (*say)(const char *, ...);
+
+	collect_stats(d->collect, &cs);
+	sinks_info(d->sinks, &si);
+	lost = ebpfspyd_lost(d, &cs);
+	offcpu[0] = losses[0] = '\0';
+	if (d->conf->offcpu)
+		snprintf(offcpu, sizeof(offcpu), ", %.1f s off-CPU",
+		    (cs.offcpu_ns - d->said_offcpu_ns) / 1e9);
+	if (lost > d->said_lost)
+		snprintf(losses, sizeof(losses), ", %llu lost",
+		    (unsigned long long)(lost - d->said_lost));
+	say = log_isforeground() ? log_info : log_debug;
+	say("round %llu done: %zu profiles of %zu services, %llu samples%s%s, "
+	    "%.0f ms", (unsigned long long)cs.rounds, si.profiles, si.services,
+	    (unsigned long long)(cs.samples - d->said_samples), offcpu, losses,
+	    cs.last_ms);
+	d->said_samples = cs.samples;
+	d->said_offcpu_ns = cs.offcpu_ns;
+	d->said_lost = lost;
+	d->said_profiles += si.profiles;
+}
+
+/* At exit: where the profiles are, and which flame graph to open. */
+static void
+ebpfspyd_summary(struct ebpfspyd *d)
+{
+	struct sinks_info	 si;
+	void			 (*say)(const char *, ...);
+	const char		*dir = d->conf->output_dir;
+
+	say = log_isforeground() ? log_info : log_debug;
+	sinks_info(d->sinks, &si);
+	if (d->said_profiles == 0) {
+		say("no profile written: nothing was sampled");
+		return;
+	}
+	say("%llu profiles in %s", (unsigned long long)d->said_profiles, dir);
+	if (si.busiest != NULL && d->conf->svg)
+		say("open %s/cpu/%s/latest.svg first", dir, si.busiest);
+}
+
 /* Stop: a final round, then leave ev_run; main frees everything. */
 static void
 ebpfspyd_stop(struct ebpfspyd *d, const char *why)
@@ -322,6 +388,8 @@ ebpfspyd_stop(struct ebpfspyd *d, const char *why)
 		log_warnx("final round failed");
 	/* What a sink could not deliver yet goes to disk, not away. */
 	sinks_flush(d->sinks);
+	ebpfspyd_round_log(d);
+	ebpfspyd_summary(d);
 	ev_break(d->loop, EVBREAK_ALL);
 }
 
@@ -386,6 +454,7 @@ ebpfspyd_timer_cb(struct ev_loop *loop, ev_io *w, int revents)
 	d->rounds++;
 	if (collect_round(d->collect, d->conf, 0) == -1)
 		d->round_failures++;
+	ebpfspyd_round_log(d);
 }
 
 int

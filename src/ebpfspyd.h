@@ -46,6 +46,11 @@ struct ebpfspyd {
 	uint64_t		 reloads;
 	uint64_t		 reload_failures;
 	int			 exiting;
+	/* Totals at the last round's line, which says what it added. */
+	uint64_t		 said_samples;
+	uint64_t		 said_offcpu_ns;
+	uint64_t		 said_lost;
+	uint64_t		 said_profiles;
 };
 
 int	ebpfspyd_main(int, char **);

@@ -7,6 +7,7 @@
  * there is a syslog.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,21 @@ static int	 log_foreground = 1;
 static int	 log_verbose;
 static int	 log_start_fd = -1;
 static const char *log_name = "ebpfspyd";
+
+/*
+ * The same warning, word for word, is logged at most LOG_LIMIT_BURST
+ * times a LOG_LIMIT_SECONDS; then how often it came is said once the
+ * time is up and it comes again.  A warning names its object, so one
+ * that fails every round says so a few times, not thousands.
+ */
+#define LOG_LIMIT_SLOTS		64
+#define LOG_LIMIT_BURST		5
+#define LOG_LIMIT_SECONDS	60
+static struct log_limit {
+	uint64_t	 hash;
+	time_t		 start;
+	unsigned	 n;
+} log_limits[LOG_LIMIT_SLOTS];
 
 void
 log_init(int foreground, int verbose)
@@ -61,6 +77,8 @@ log_startfd(int fd)
  * not block; a message that does not fit is lost, as the parent is
  * reading, not as the daemon waits.
  */
+static void	log_out_(int, const char *);
+
 static void
 log_tostart(int pri, const char *msg)
 {
@@ -78,8 +96,49 @@ log_tostart(int pri, const char *msg)
 	(void)write(log_start_fd, buf, len);
 }
 
+/* Whether a warning may go out now; 0: it is one too many. */
+static int
+log_limit(int pri, const char *msg)
+{
+	struct log_limit	*l;
+	struct timespec		 ts;
+	char			 buf[1024];
+	uint64_t		 h = 1469598103934665603ULL;	/* FNV-1a */
+	const char		*p;
+	unsigned		 over;
+
+	if (pri != LOG_WARNING)
+		return 1;
+	for (p = msg; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	l = &log_limits[h % LOG_LIMIT_SLOTS];
+	if (l->hash != h || ts.tv_sec - l->start >= LOG_LIMIT_SECONDS) {
+		over = l->hash == h && l->n > LOG_LIMIT_BURST ?
+		    l->n - LOG_LIMIT_BURST : 0;
+		l->hash = h;
+		l->start = ts.tv_sec;
+		l->n = 0;
+		if (over > 0) {
+			snprintf(buf, sizeof(buf), "%s (and %u times more in "
+			    "%d s)", msg, over, LOG_LIMIT_SECONDS);
+			l->n++;
+			log_out_(pri, buf);
+			return 0;
+		}
+	}
+	return ++l->n <= LOG_LIMIT_BURST;
+}
+
 static void
 log_out(int pri, const char *msg)
+{
+	if (log_limit(pri, msg))
+		log_out_(pri, msg);
+}
+
+static void
+log_out_(int pri, const char *msg)
 {
 	if (log_foreground) {
 		fprintf(stderr, "%s\n", msg);
