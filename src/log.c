@@ -93,7 +93,8 @@ log_tostart(int pri, const char *msg)
 		*p = ' ';
 	len = strlen(buf);
 	buf[len++] = '\n';
-	(void)write(log_start_fd, buf, len);
+	if (write(log_start_fd, buf, len) == -1)
+		return;		/* the parent is gone: nobody to tell */
 }
 
 /* Whether a warning may go out now; 0: it is one too many. */
