@@ -34,7 +34,7 @@ if dpkg -s ebpfspy >/dev/null 2>&1; then
 	exit 1
 fi
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -d "$tmp/sd" ] && sh tools/systemd-ns.sh stop "$tmp/sd"; rm -rf "$tmp"' EXIT
 
 step "building the package from $(git rev-parse --short HEAD)"
 git clone -q . "$tmp/ebpfspy" || exit 1
@@ -92,8 +92,30 @@ check "a short profile from the installed binary" \
 check "it profiled the workload" \
     sh -c "ls $tmp/prof/cpu/pkgspin/*.pb.gz $tmp/prof/cpu/pkgspin/latest.svg"
 
-# The service, through the init script (no systemd runs the unit here,
-# and policy-rc.d may have kept the package from starting it).
+# The service, through systemd: the host's, or where none runs the
+# host, one of its own in namespaces (tools/systemd-ns.sh) with the
+# package's unit.
+if [ -d /run/systemd/system ]; then
+	sd() { "$@"; }
+else
+	mkdir "$tmp/sd"
+	sh tools/systemd-ns.sh start "$tmp/sd" \
+	    /lib/systemd/system/ebpfspyd.service || exit 1
+	sd() { sh tools/systemd-ns.sh run "$tmp/sd" "$@"; }
+fi
+check "systemctl start ebpfspyd" sd systemctl start ebpfspyd
+check "active, its pidfile in /run/ebpfspyd" \
+    sd sh -c "systemctl is-active ebpfspyd &&
+	test \$(systemctl show -p MainPID --value ebpfspyd) = \$(cat /run/ebpfspyd/ebpfspyd.pid)"
+check "systemctl reload ebpfspyd" sd systemctl reload ebpfspyd
+check "systemctl stop ebpfspyd" sd systemctl stop ebpfspyd
+check "its final round wrote the state directory" \
+    sh -c "ls /var/lib/ebpfspy/cpu/*/*.pb.gz >/dev/null"
+[ -d /run/systemd/system ] || sh tools/systemd-ns.sh stop "$tmp/sd"
+rm -rf /var/lib/ebpfspy/cpu
+
+# The service, through the init script (policy-rc.d may have kept the
+# package from starting it).
 check "the service starts" /etc/init.d/ebpfspyd start
 check "its pidfile is /run/ebpfspyd/ebpfspyd.pid" \
     sh -c "kill -0 \$(cat /run/ebpfspyd/ebpfspyd.pid)"
