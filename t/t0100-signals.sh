@@ -23,7 +23,9 @@ wait_gone () {
 }
 
 test_expect_success 'setup' '
-	printf "[daemon]\ncollect_interval = 3600\n" >ebpfspy.conf
+	# No metrics listener: another test's may hold the port, and a
+	# daemon that is starting says so on the terminal.
+	printf "[daemon]\ncollect_interval = 3600\n[metrics]\nlisten =\n" >ebpfspy.conf
 '
 
 test_expect_success ROOT,BPF 'the pidfile holds the pid once ready' '

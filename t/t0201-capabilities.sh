@@ -3,15 +3,16 @@ test_description='the systemd unit'"'"'s capabilities, each one needed
 
 ebpfspyd runs under setpriv with the capability bounding set of
 conf/ebpfspyd.service and no new privileges, as the unit runs it: every
-frame of three workloads is named -- user frames of a root process with
-every capability and of another user's (it takes CAP_SYS_PTRACE to read
-their maps), of a
-program in a directory only its owner (nobody) may enter
-(CAP_DAC_READ_SEARCH), of a deleted executable (/proc/PID/map_files,
-CAP_CHECKPOINT_RESTORE), and kernel frames (/proc/kallsyms, CAP_SYSLOG
-when kernel.perf_event_paranoid >= 2).  With each capability taken
-away in turn, the daemon names it at start-up and those frames, and
-only those, stay unnamed.'
+frame of three workloads is named: user frames of a root process with
+every capability, of a program run by nobody from a directory only
+nobody may enter, and of a deleted executable (/proc/PID/map_files),
+and kernel frames (/proc/kallsyms).  Each capability taken away in turn
+is named at start-up, and the frames it is for stay unnamed, the others
+named: without CAP_SYS_PTRACE the user frames of every workload (each
+belongs to another user or holds more capabilities), without
+CAP_DAC_READ_SEARCH those of the private program, without
+CAP_CHECKPOINT_RESTORE those of the deleted one, without CAP_SYSLOG the
+kernel frames (when kernel.perf_event_paranoid >= 2).'
 . "$(dirname "$0")/test-lib.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
 
