@@ -23,7 +23,7 @@ wait_gone () {
 }
 
 test_expect_success 'setup' '
-	# No metrics listener: another test's may hold the port, and a
+	# No metrics listener: another test may hold its port, and a
 	# daemon that is starting says so on the terminal.
 	printf "[daemon]\ncollect_interval = 3600\n[metrics]\nlisten =\n" >ebpfspy.conf
 '
