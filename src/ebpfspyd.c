@@ -41,7 +41,7 @@
 #define EBPFSPY_VERSION	"unknown"
 #endif
 
-#define EBPFSPYD_READY	'R'	/* child to parent: startup done */
+#define EBPFSPYD_READY	"R"	/* child to parent: startup done */
 
 
 static void __attribute__((noreturn))
@@ -50,6 +50,27 @@ ebpfspyd_usage(FILE *f, int status)
 	fprintf(f, "usage: ebpfspyd [-dhnVv] [-c file] [-o dir] [-p pidfile] "
 	    "[-t seconds]\n");
 	exit(status);
+}
+
+/* -h: the usage, then each flag as ebpfspyd(8) describes it. */
+static void __attribute__((noreturn))
+ebpfspyd_help(void)
+{
+	printf("usage: ebpfspyd [-dhnVv] [-c file] [-o dir] [-p pidfile] "
+	    "[-t seconds]\n"
+	    "  -c file     read the configuration from file (default %s)\n"
+	    "  -d          stay in the foreground and log to standard error\n"
+	    "  -h          print this help and exit\n"
+	    "  -n          check the configuration and exit; with -v, "
+	    "print it\n"
+	    "  -o dir      write profiles under dir, not [output] dir\n"
+	    "  -p pidfile  write the process id to pidfile, locked until "
+	    "exit\n"
+	    "  -t seconds  profile for seconds, do a final round and exit\n"
+	    "  -V          print the version and exit\n"
+	    "  -v          be more verbose; repeat for more\n",
+	    EBPFSPY_CONF);
+	exit(0);
 }
 
 /* We chdir("/") when daemonized: keep paths valid for reloads and exit. */
@@ -95,18 +116,56 @@ ebpfspyd_conf_load(struct ebpfspyd *d, const char *path)
 }
 
 /*
+ * The parent of a daemon that is starting: print what the child reports
+ * (its warnings, and why it failed, as "-message" lines) until it says
+ * it is ready ("R") or exits.  Its read blocks on purpose: it has
+ * nothing else to do.
+ */
+static void __attribute__((noreturn))
+ebpfspyd_wait_ready(struct ebpfspyd *d, pid_t pid, int fd)
+{
+	FILE	*f;
+	char	*line = NULL;
+	size_t	 size = 0;
+	ssize_t	 len;
+	int	 status, said = 0;
+
+	if ((f = fdopen(fd, "r")) == NULL) {
+		fprintf(stderr, "ebpfspyd: fdopen: %s\n", strerror(errno));
+		_exit(1);
+	}
+	while ((len = getline(&line, &size, f)) != -1) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (strcmp(line, EBPFSPYD_READY) == 0)
+			_exit(0);
+		if (*line == '-') {
+			fprintf(stderr, "ebpfspyd: %s\n", line + 1);
+			said = 1;
+		}
+	}
+	if (waitpid(pid, &status, 0) == pid && WIFSIGNALED(status))
+		fprintf(stderr, "ebpfspyd: killed by signal %d before it was "
+		    "ready\n", WTERMSIG(status));
+	else if (!said)
+		fprintf(stderr, "ebpfspyd: failed to start, see the system "
+		    "log\n");
+	/* The child locked it, and never wrote it: not a stale one. */
+	if (d->pidfile != NULL)
+		(void)unlink(d->pidfile);
+	_exit(1);
+}
+
+/*
  * Fork; the parent stays until the child reports that it is ready, so
  * that whoever started us (an init script, systemd Type=forking) learns
- * the outcome from the exit status.  The parent's read blocks on
- * purpose: it has nothing else to do.
+ * the outcome from the exit status, and why it failed on its terminal.
  */
 static void
 ebpfspyd_daemonize(struct ebpfspyd *d)
 {
 	pid_t	 pid;
-	ssize_t	 n;
-	int	 fds[2], fd, status;
-	char	 c;
+	int	 fds[2], fd;
 
 	if (pipe2(fds, O_CLOEXEC) == -1)
 		fatal("pipe2");
@@ -114,27 +173,14 @@ ebpfspyd_daemonize(struct ebpfspyd *d)
 		fatal("fork");
 	if (pid != 0) {
 		close(fds[1]);
-		do {
-			n = read(fds[0], &c, 1);
-		} while (n == -1 && errno == EINTR);
-		if (n == 1 && c == EBPFSPYD_READY)
-			_exit(0);
-		if (waitpid(pid, &status, 0) == pid && WIFSIGNALED(status))
-			fprintf(stderr, "ebpfspyd: killed by signal %d before "
-			    "it was ready\n", WTERMSIG(status));
-		else
-			fprintf(stderr, "ebpfspyd: failed to start, see the "
-			    "system log\n");
-		/* The child locked it, and never wrote it: not a stale one. */
-		if (d->pidfile != NULL)
-			(void)unlink(d->pidfile);
-		_exit(1);
+		ebpfspyd_wait_ready(d, pid, fds[0]);
 	}
 
 	close(fds[0]);
 	if (fcntl(fds[1], F_SETFL, O_NONBLOCK) == -1)
 		fatal("fcntl");
 	d->ready_fd = fds[1];
+	log_startfd(d->ready_fd);
 	if (setsid() == -1)
 		fatal("setsid");
 	if (chdir("/") == -1)
@@ -267,6 +313,72 @@ ebpfspyd_log_state(struct ebpfspyd *d)
 	log_info("state: end");
 }
 
+/* Samples lost: in the kernel for want of room, or stacks gone. */
+static uint64_t
+ebpfspyd_lost(struct ebpfspyd *d, const struct collect_stats *cs)
+{
+	uint64_t	 st[PROFILE_STAT_MAX];
+
+	session_stats(d->session, st);
+	return st[PROFILE_STAT_PID_MAP_FULL] + st[PROFILE_STAT_COUNTS_FULL] +
+	    st[PROFILE_STAT_STACKS_FULL] + st[PROFILE_STAT_RINGBUF_LOST] +
+	    cs->lost_stacks;
+}
+
+/*
+ * A line for each round: what it wrote and what it took.  Said at the
+ * default verbosity in the foreground, where someone watches; a
+ * daemon's log says it only with -v.
+ */
+static void
+ebpfspyd_round_log(struct ebpfspyd *d)
+{
+	struct collect_stats	 cs;
+	struct sinks_info	 si;
+	uint64_t		 lost;
+	char			 offcpu[64], losses[64];
+	void			 (*say)(const char *, ...);
+
+	collect_stats(d->collect, &cs);
+	sinks_info(d->sinks, &si);
+	lost = ebpfspyd_lost(d, &cs);
+	offcpu[0] = losses[0] = '\0';
+	if (d->conf->offcpu)
+		snprintf(offcpu, sizeof(offcpu), ", %.1f s off-CPU",
+		    (cs.offcpu_ns - d->said_offcpu_ns) / 1e9);
+	if (lost > d->said_lost)
+		snprintf(losses, sizeof(losses), ", %llu lost",
+		    (unsigned long long)(lost - d->said_lost));
+	say = log_isforeground() ? log_info : log_debug;
+	say("round %llu done: %zu profiles of %zu services, %llu samples%s%s, "
+	    "%.0f ms", (unsigned long long)cs.rounds, si.profiles, si.services,
+	    (unsigned long long)(cs.samples - d->said_samples), offcpu, losses,
+	    cs.last_ms);
+	d->said_samples = cs.samples;
+	d->said_offcpu_ns = cs.offcpu_ns;
+	d->said_lost = lost;
+	d->said_profiles += si.profiles;
+}
+
+/* At exit: where the profiles are, and which flame graph to open. */
+static void
+ebpfspyd_summary(struct ebpfspyd *d)
+{
+	struct sinks_info	 si;
+	void			 (*say)(const char *, ...);
+	const char		*dir = d->conf->output_dir;
+
+	say = log_isforeground() ? log_info : log_debug;
+	sinks_info(d->sinks, &si);
+	if (d->said_profiles == 0) {
+		say("no profile written: nothing was sampled");
+		return;
+	}
+	say("%llu profiles in %s", (unsigned long long)d->said_profiles, dir);
+	if (si.busiest != NULL && d->conf->svg)
+		say("open %s/cpu/%s/latest.svg first", dir, si.busiest);
+}
+
 /* Stop: a final round, then leave ev_run; main frees everything. */
 static void
 ebpfspyd_stop(struct ebpfspyd *d, const char *why)
@@ -279,6 +391,8 @@ ebpfspyd_stop(struct ebpfspyd *d, const char *why)
 		log_warnx("final round failed");
 	/* What a sink could not deliver yet goes to disk, not away. */
 	sinks_flush(d->sinks);
+	ebpfspyd_round_log(d);
+	ebpfspyd_summary(d);
 	ev_break(d->loop, EVBREAK_ALL);
 }
 
@@ -343,6 +457,7 @@ ebpfspyd_timer_cb(struct ev_loop *loop, ev_io *w, int revents)
 	d->rounds++;
 	if (collect_round(d->collect, d->conf, 0) == -1)
 		d->round_failures++;
+	ebpfspyd_round_log(d);
 }
 
 int
@@ -417,7 +532,6 @@ ebpfspyd_ready(struct ebpfspyd *d)
 {
 	struct config	*c = d->conf;
 	const char	*types;
-	char		 r = EBPFSPYD_READY;
 
 	if (c->cpu && c->offcpu)
 		types = "cpu and offcpu";
@@ -433,7 +547,8 @@ ebpfspyd_ready(struct ebpfspyd *d)
 	if (d->pidfile != NULL)
 		ebpfspyd_pidfile_write(d);
 	if (d->ready_fd != -1) {
-		if (write(d->ready_fd, &r, 1) != 1)
+		log_startfd(-1);
+		if (write(d->ready_fd, EBPFSPYD_READY "\n", 2) != 2)
 			log_warn("cannot tell the parent we are ready");
 		close(d->ready_fd);
 		d->ready_fd = -1;
@@ -530,7 +645,7 @@ ebpfspyd_main(int argc, char **argv)
 			foreground = 1;
 			break;
 		case 'h':
-			ebpfspyd_usage(stdout, 0);
+			ebpfspyd_help();
 		case 'n':
 			check = 1;
 			break;
@@ -586,6 +701,10 @@ ebpfspyd_main(int argc, char **argv)
 	if (!foreground)
 		ebpfspyd_daemonize(d);
 	clock_gettime(CLOCK_MONOTONIC, &d->started);
+	ebpfspyd_check_kernel();
+	ebpfspyd_check_caps(d->conf);
+	ebpfspyd_check_btf();
+	ebpfspyd_check_dirs(d->conf);
 
 	if ((d->loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
 		fatalx("cannot initialize the event loop");

@@ -48,11 +48,24 @@ struct ebpfspyd {
 	uint64_t		 reloads;
 	uint64_t		 reload_failures;
 	int			 exiting;
+	/* Totals at the last round's line, which says what it added. */
+	uint64_t		 said_samples;
+	uint64_t		 said_offcpu_ns;
+	uint64_t		 said_lost;
+	uint64_t		 said_profiles;
 };
 
 int	ebpfspyd_main(int, char **);
 /* Re-arm the round timer after collect_interval changed; 0 or -1. */
 int	ebpfspyd_timer_set(struct ebpfspyd *);
+/*
+ * Start-up checks (ebpfspyd_check.c): fatal when the daemon cannot
+ * work, a warning naming what it will miss when it can.
+ */
+void	ebpfspyd_check_kernel(void);
+void	ebpfspyd_check_btf(void);
+void	ebpfspyd_check_caps(const struct config *);
+void	ebpfspyd_check_dirs(const struct config *);
 /* Apply the command line's overrides (-o) to a freshly loaded config. */
 void	ebpfspyd_conf_override(struct ebpfspyd *, struct config *);
 

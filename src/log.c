@@ -1,21 +1,42 @@
 /*
  * Logging in the style of OpenBSD daemons: to stderr in the foreground,
  * to syslog when daemonized.  log_warn() appends strerror(errno) and
- * leaves errno as it was.
+ * leaves errno as it was.  A daemon that is starting also copies its
+ * warnings and its fatal message to the parent waiting for it
+ * (log_startfd()), which prints them on the terminal whether or not
+ * there is a syslog.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 
 static int	 log_foreground = 1;
 static int	 log_verbose;
+static int	 log_start_fd = -1;
 static const char *log_name = "ebpfspyd";
+
+/*
+ * The same warning, word for word, is logged at most LOG_LIMIT_BURST
+ * times a LOG_LIMIT_SECONDS; then how often it came is said once the
+ * time is up and it comes again.  A warning names its object, so one
+ * that fails every round says so a few times, not thousands.
+ */
+#define LOG_LIMIT_SLOTS		64
+#define LOG_LIMIT_BURST		5
+#define LOG_LIMIT_SECONDS	60
+static struct log_limit {
+	uint64_t	 hash;
+	time_t		 start;
+	unsigned	 n;
+} log_limits[LOG_LIMIT_SLOTS];
 
 void
 log_init(int foreground, int verbose)
@@ -39,6 +60,96 @@ log_getverbose(void)
 	return log_verbose;
 }
 
+int
+log_isforeground(void)
+{
+	return log_foreground;
+}
+
+void
+log_startfd(int fd)
+{
+	log_start_fd = fd;
+}
+
+/*
+ * One line to the waiting parent: "-" and the message.  The pipe does
+ * not block; a message that does not fit is lost, as the parent is
+ * reading, not as the daemon waits.
+ */
+static void	log_out_(int, const char *);
+
+static void
+log_tostart(int pri, const char *msg)
+{
+	char	 buf[1024], *p;
+	size_t	 len;
+
+	if (log_start_fd == -1 || pri > LOG_WARNING)
+		return;
+	/* Room for the newline: snprintf stops a byte short of the end. */
+	(void)snprintf(buf, sizeof(buf) - 1, "-%s", msg);
+	for (p = buf; (p = strchr(p, '\n')) != NULL; p++)
+		*p = ' ';
+	len = strlen(buf);
+	buf[len++] = '\n';
+	if (write(log_start_fd, buf, len) == -1)
+		return;		/* the parent is gone: nobody to tell */
+}
+
+/* Whether a warning may go out now; 0: it is one too many. */
+static int
+log_limit(int pri, const char *msg)
+{
+	struct log_limit	*l;
+	struct timespec		 ts;
+	char			 buf[1024];
+	uint64_t		 h = 1469598103934665603ULL;	/* FNV-1a */
+	const char		*p;
+	unsigned		 over;
+
+	if (pri != LOG_WARNING)
+		return 1;
+	for (p = msg; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	l = &log_limits[h % LOG_LIMIT_SLOTS];
+	if (l->hash != h || ts.tv_sec - l->start >= LOG_LIMIT_SECONDS) {
+		over = l->hash == h && l->n > LOG_LIMIT_BURST ?
+		    l->n - LOG_LIMIT_BURST : 0;
+		l->hash = h;
+		l->start = ts.tv_sec;
+		l->n = 0;
+		if (over > 0) {
+			snprintf(buf, sizeof(buf), "%s (and %u times more in "
+			    "%d s)", msg, over, LOG_LIMIT_SECONDS);
+			l->n++;
+			log_out_(pri, buf);
+			return 0;
+		}
+	}
+	return ++l->n <= LOG_LIMIT_BURST;
+}
+
+static void
+log_out(int pri, const char *msg)
+{
+	if (log_limit(pri, msg))
+		log_out_(pri, msg);
+}
+
+static void
+log_out_(int pri, const char *msg)
+{
+	if (log_foreground) {
+		fprintf(stderr, "%s\n", msg);
+		fflush(stderr);
+		return;
+	}
+	syslog(pri, "%s", msg);
+	log_tostart(pri, msg);
+}
+
 void
 log_procname(const char *name)
 {
@@ -48,14 +159,24 @@ log_procname(const char *name)
 void
 vlog(int pri, const char *fmt, va_list ap)
 {
-	int	 saved_errno = errno;
+	char	 buf[1024], *msg = buf;
+	va_list	 ap2;
+	size_t	 len;
+	int	 n, saved_errno = errno;
 
-	if (log_foreground) {
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-		fflush(stderr);
-	} else
-		vsyslog(pri, fmt, ap);
+	va_copy(ap2, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	/* A verifier log is long: it goes out whole. */
+	if (n >= (int)sizeof(buf) && vasprintf(&msg, fmt, ap2) == -1)
+		msg = buf;
+	va_end(ap2);
+	/* libbpf's messages end in a newline of their own. */
+	len = strlen(msg);
+	while (len > 0 && msg[len - 1] == '\n')
+		msg[--len] = '\0';
+	log_out(pri, msg);
+	if (msg != buf)
+		free(msg);
 	errno = saved_errno;
 }
 
@@ -73,11 +194,7 @@ vlog_errno(int pri, const char *fmt, va_list ap)
 		strncat(buf, strerror(saved_errno),
 		    sizeof(buf) - strlen(buf) - 1);
 	}
-	if (log_foreground) {
-		fprintf(stderr, "%s\n", buf);
-		fflush(stderr);
-	} else
-		syslog(pri, "%s", buf);
+	log_out(pri, buf);
 	errno = saved_errno;
 }
 

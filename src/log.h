@@ -7,6 +7,9 @@
 void	log_init(int foreground, int verbose);
 void	log_setverbose(int);
 int	log_getverbose(void);
+int	log_isforeground(void);
+/* Daemonized and starting: warnings and fatal messages go to fd too. */
+void	log_startfd(int);
 void	log_procname(const char *);
 
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -339,7 +339,7 @@ procmaps_parse(FILE *f)
 	}
 	free(line);
 	if (ferror(f)) {
-		log_warn("read maps");
+		/* procmaps_read() says which, unless the process is gone. */
 		free(ps.v);
 		free(ps.offs);
 		free(ps.paths);
@@ -398,6 +398,9 @@ procmaps_read(pid_t pid)
 	m = procmaps_parse(f);
 	saved = errno;
 	fclose(f);
+	/* A process that exits while it is read: expected, not a warning. */
+	if (m == NULL && saved != ESRCH)
+		log_warn("read %s", path);
 	errno = saved;
 	return m;
 }

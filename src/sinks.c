@@ -47,6 +47,8 @@ struct sinks {
 	uint64_t		 rounds;
 	uint64_t		 file_errors;
 	ev_idle			 draw;		/* the flame graphs */
+	struct sinks_info	 info;		/* for the round's log line */
+	uint64_t		 busiest_total;
 
 	/* The round whose flame graphs are not drawn yet. */
 	const struct config	*conf;
@@ -144,6 +146,7 @@ sinks_free(struct sinks *s)
 	for (i = 0; i < s->npending; i++)
 		free(s->pending[i].folded);
 	free(s->pending);
+	free(s->info.busiest);
 	pyroscope_free(s->pyroscope);
 	flamegraph_hours_free(s->hours);
 	retention_cache_free(s->retention);
@@ -157,6 +160,45 @@ sinks_configure(struct sinks *s, const struct config *conf)
 	/* The round waiting to be drawn was written under the old one. */
 	sinks_settle(s);
 	return pyroscope_configure(s->pyroscope, conf);
+}
+
+/*
+ * What the round's log line says: its profiles, the services they are
+ * of, and the busiest service yet, whose flame graph to open first.
+ */
+static void
+sinks_count(struct sinks *s, struct profile *const *profiles, size_t n)
+{
+	const char	*svc, *other;
+	size_t		 i, j;
+
+	s->info.profiles = n;
+	s->info.services = 0;
+	for (i = 0; i < n; i++) {
+		if ((svc = profile_label_get(profiles[i], "service_name")) ==
+		    NULL)
+			continue;
+		for (j = 0; j < i; j++) {
+			other = profile_label_get(profiles[j], "service_name");
+			if (other != NULL && strcmp(other, svc) == 0)
+				break;
+		}
+		if (j == i)
+			s->info.services++;
+		if (profile_type(profiles[i]) != PROFILE_TYPE_CPU ||
+		    profile_total(profiles[i]) <= s->busiest_total)
+			continue;
+		s->busiest_total = profile_total(profiles[i]);
+		free(s->info.busiest);
+		s->info.busiest = sink_file_service(svc);
+	}
+}
+
+void
+sinks_info(struct sinks *s, struct sinks_info *info)
+{
+	*info = s->info;
+	info->file_errors = s->file_errors;
 }
 
 int
@@ -189,6 +231,7 @@ sinks_round(struct sinks *s, const struct config *conf,
 			rc = -1;
 		}
 	}
+	sinks_count(s, profiles, n);
 	flamegraph_hours_sweep(s->hours, wall);
 	retention_sweep(s->retention, conf, wall);
 	/* Queued and sent on the loop: never waits for the server. */

@@ -33,6 +33,15 @@ void		 sinks_settle(struct sinks *);
  */
 void		 sinks_flush(struct sinks *);
 void		 sinks_log_state(struct sinks *);
+
+struct sinks_info {
+	size_t		 profiles;	/* of the last round */
+	size_t		 services;	/* they are of */
+	uint64_t	 file_errors;	/* so far */
+	char		*busiest;	/* cpu directory of the most samples */
+};
+/* The last round, for its log line; busiest stays the sinks'. */
+void		 sinks_info(struct sinks *, struct sinks_info *);
 void		 sinks_push_stats(struct sinks *, struct pyroscope_stats *);
 
 #endif

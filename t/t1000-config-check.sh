@@ -41,7 +41,7 @@ test_expect_success '-n on an empty configuration' '
 '
 
 test_expect_success '-n on the example configuration of the source tree' '
-	ebpfspyd -n -c "$EBPFSPY_SOURCE_DIR/conf/ebpfspy.conf" >out 2>err &&
+	ebpfspyd -n -c "$EBPFSPY_BUILD_DIR/conf/ebpfspy.conf" >out 2>err &&
 	test_cmp ok.expect out &&
 	test_must_be_empty err
 '

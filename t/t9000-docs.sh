@@ -13,7 +13,7 @@ and both pages format without warnings.'
 MAN8=$EBPFSPY_BUILD_DIR/man/ebpfspyd.8
 MAN5=$EBPFSPY_BUILD_DIR/man/ebpfspy.conf.5
 MAN5_IN=$EBPFSPY_SOURCE_DIR/man/ebpfspy.conf.5.in
-EXAMPLE=$EBPFSPY_SOURCE_DIR/conf/ebpfspy.conf
+EXAMPLE=$EBPFSPY_BUILD_DIR/conf/ebpfspy.conf
 
 test_lazy_prereq GROFF 'groff -v'
 test_lazy_prereq MANDOC 'echo .Dd | mandoc -Tascii'
@@ -116,11 +116,13 @@ configured_keys () {
 	awk -F '\t' '$2 ~ /^@[A-Za-z_]+@$/ { print $1 "\t" }' "$1"
 }
 
-test_expect_success 'ebpfspyd -h prints usage() to stdout, exit 0' '
-	ebpfspyd -h >usage 2>err &&
+test_expect_success 'ebpfspyd -h prints usage() and a line per flag, exit 0' '
+	ebpfspyd -h >help 2>err &&
 	test_must_be_empty err &&
-	test_line_count = 1 usage &&
-	grep "^usage: ebpfspyd " usage
+	head -n 1 help >usage &&
+	grep "^usage: ebpfspyd " usage &&
+	sed -n "s/^  -\\([A-Za-z0-9]\\) .*/\\1/p" help | sort >help-flags &&
+	test_line_count = $(($(wc -l <help) - 1)) help-flags
 '
 
 # getopt(3) may say what was wrong first.
@@ -152,7 +154,27 @@ test_expect_success 'ebpfspyd.8 describes exactly the flags of usage()' '
 		fi
 	done | sort >expect &&
 	sed -n "s/^\\.It Fl \\([A-Za-z0-9]\\).*/\\1/p" "$MAN8" | sort >actual &&
-	test_cmp expect actual
+	test_cmp expect actual &&
+	test_cmp expect help-flags
+'
+
+# Each flag's entry in ebpfspyd.8 begins with what -h says of it, up
+# to its first comma, semicolon or parenthesis.
+test_expect_success GROFF 'each -h line begins its flag'"'"'s entry in ebpfspyd.8' '
+	sed -n "/^     -[A-Za-z0-9]/,/^[A-Z]/p" ebpfspyd.8.txt |
+	awk "/^     -/ { if (e != \"\") print e; e = \$0; next }
+	    { e = e \" \" \$0 } END { print e }" |
+	sed -e "s/^ *\\(-[A-Za-z0-9]\\)\\( [a-z]*\\)\\{0,1\\} */\\1 /" \
+	    -e "s/  */ /g" >entries &&
+	sed 1d help |
+	sed -e "s/^  \\(-[A-Za-z0-9]\\)\\( [a-z]*\\)\\{0,1\\}  */\\1 /" \
+	    -e "s/[,;(].*//" -e "s/ *\$//" >said &&
+	test_line_count -gt 5 said &&
+	while read -r flag text; do
+		grep -i -F -x -e "$flag $text" entries >/dev/null ||
+		grep -i -F -e "$flag $text" entries | grep "^$flag " >/dev/null ||
+		{ echo "ebpfspyd.8: $flag does not begin: $text"; return 1; }
+	done <said
 '
 
 test_expect_success 'ebpfspyd -n -v prints every key' '
@@ -173,7 +195,7 @@ test_expect_success 'ebpfspy.conf.5 documents every key, default and mark' '
 '
 
 # Defaults that depend on ./configure (a path under localstatedir):
-# conf/ebpfspy.conf, which is not generated, holds the packager's value.
+# conf/ebpfspy.conf.in holds @VARIABLE@, filled in as in the binary.
 test_expect_success 'find the keys whose default ./configure sets' '
 	dump_man_keys "$MAN5_IN" >man-keys-in &&
 	configured_keys man-keys-in >configured &&
@@ -192,6 +214,11 @@ test_expect_success 'conf/ebpfspy.conf sets every key to its default' '
 	cut -f 1 expect >expect.names &&
 	cut -f 1 example-keys >actual.names &&
 	test_cmp expect.names actual.names
+'
+
+test_expect_success 'the built conf/ebpfspy.conf has the binary'"'"'s paths too' '
+	cut -f 1,2 keys >expect &&
+	test_cmp expect example-keys
 '
 
 test_expect_success 'each key of conf/ebpfspy.conf has a comment with its mark' '

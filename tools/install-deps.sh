@@ -1,19 +1,41 @@
 #!/bin/sh
-# Install what ebpfspy needs to build, run and test on Debian 12.
-# Run as root.  Safe to run again.
+# Install what ebpfspy needs on Debian 12.  Run as root; safe to run
+# again.
+#
+#   tools/install-deps.sh          what building and running need
+#   tools/install-deps.sh --test   that, and what the tests and the
+#                                  Debian package build need too
+#
+# Running the daemon needs only the shared libraries of the build
+# dependencies (libbpf1, libelf1, libev4, libinih1, libprotobuf-c1,
+# libmicrohttpd12, libcurl4, liblzma5, zlib1g, libjson-c5), which these
+# pull in.
 set -e
 export DEBIAN_FRONTEND=noninteractive
+usage() {
+	echo "usage: install-deps.sh [--test]" >&2
+	exit 2
+}
+test=
+case $# in
+0)	;;
+1)	[ "$1" = --test ] || usage; test=1 ;;
+*)	usage ;;
+esac
 if [ "$(id -u)" != 0 ]; then
 	echo "install-deps.sh: run as root" >&2
 	exit 1
 fi
+build="autoconf automake make gcc libc6-dev pkg-config clang llvm bpftool
+	libbpf-dev libelf-dev zlib1g-dev libev-dev libinih-dev
+	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev
+	libcurl4-openssl-dev liblzma-dev libiberty-dev libjson-c-dev"
+tests="prometheus curl xz-utils g++ nodejs elfutils python3 golang-go gawk
+	binutils groff-base mandoc procps util-linux libcap2-bin
+	libxml2-utils chromium fonts-dejavu-core
+	debhelper dh-autoreconf dpkg-dev fakeroot lintian
+	libclang-rt-14-dev"
 apt-get -o DPkg::Lock::Timeout=600 update -qq
+# shellcheck disable=SC2086	# lists of words
 apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
-	autoconf automake make gcc libc6-dev pkg-config \
-	clang libclang-rt-14-dev llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-	libev-dev libinih-dev libprotobuf-c-dev protobuf-c-compiler \
-	libmicrohttpd-dev prometheus curl libcurl4-openssl-dev \
-	liblzma-dev libiberty-dev libjson-c-dev xz-utils g++ nodejs elfutils \
-	python3 golang-go gawk binutils groff-base mandoc procps util-linux \
-	libxml2-utils chromium fonts-dejavu-core \
-	>/dev/null
+	$build ${test:+$tests} >/dev/null
