@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup.h"
+#include "proc/cgroup.h"
 #include "fuzz.h"
 
 static void

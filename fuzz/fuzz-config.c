@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "src/config.h"
+#include "config.h"
 
 static char	 fuzz_path[4096], fuzz_path2[4096];
 

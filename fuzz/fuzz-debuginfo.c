@@ -16,11 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
-#include "elf.h"
+#include "sym/debuginfo.h"
+#include "sym/elf.h"
 #include "fuzz.h"
-#include "symfile.h"
-#include "symtab.h"
+#include "sym/symfile.h"
+#include "sym/symtab.h"
 
 #define FUZZ_SEP	"\0FUZZ-DEBUG-FILE\0"
 

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf.h"
+#include "sym/elf.h"
 #include "fuzz.h"
-#include "gopclntab.h"
-#include "symfile.h"
-#include "symtab.h"
+#include "sym/gopclntab.h"
+#include "sym/symfile.h"
+#include "sym/symtab.h"
 
 static void
 fuzz_elf_symtab(const struct symtab *st)

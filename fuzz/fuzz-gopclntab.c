@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf.h"
+#include "sym/elf.h"
 #include "fuzz.h"
-#include "gopclntab.h"
+#include "sym/gopclntab.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)

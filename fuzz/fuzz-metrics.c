@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "metrics.h"
-#include "src/config.h"
-#include "xmalloc.h"
+#include "metrics/metrics.h"
+#include "config.h"
+#include "util/xmalloc.h"
 
 /*
  * Seconds for the whole exchange.  Client and server share one loop, so

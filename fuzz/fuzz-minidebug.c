@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "debuginfo.h"
-#include "elf.h"
+#include "sym/debuginfo.h"
+#include "sym/elf.h"
 #include "fuzz.h"
-#include "symfile.h"
-#include "symtab.h"
+#include "sym/symfile.h"
+#include "sym/symtab.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)

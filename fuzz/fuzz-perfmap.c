@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "perfmap.h"
+#include "sym/perfmap.h"
 
 static uint64_t
 fuzz_perfmap_hex(const uint8_t *p, size_t len)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "procmaps.h"
+#include "proc/procmaps.h"
 
 static void
 fuzz_procmaps_use(const struct procmaps *m)

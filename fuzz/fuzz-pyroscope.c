@@ -22,11 +22,11 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "pprof.h"
-#include "profile.h"
-#include "pyroscope.h"
-#include "src/config.h"
-#include "xmalloc.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
+#include "push/pyroscope.h"
+#include "config.h"
+#include "util/xmalloc.h"
 
 static pthread_mutex_t	 fuzz_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t		*fuzz_answer;

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "pysym.h"
-#include "python_table.h"
+#include "python/pysym.h"
+#include "python/python_table.h"
 
 #define FUZZ_PY_BASE	0x30000000UL
 #define FUZZ_PY_SIZE	(64 * 1024)

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "python_elf.h"
+#include "python/python_elf.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)

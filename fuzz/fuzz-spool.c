@@ -15,7 +15,7 @@
 #include <zlib.h>
 
 #include "fuzz.h"
-#include "spool.h"
+#include "push/spool.h"
 
 #define FUZZ_SPOOL_HDR	32
 

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf.h"
+#include "sym/elf.h"
 #include "fuzz.h"
-#include "unwind_table.h"
+#include "unwind/unwind_table.h"
 
 static const struct unwind_table_limits fuzz_limits = {
 	.max_rows = 1 << 20,

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "log.h"
+#include "util/log.h"
 
 static char	 fuzz_dir[PATH_MAX];
 static pid_t	 fuzz_dir_owner;

@@ -20,9 +20,9 @@
 #include <ini.h>
 
 #include "config.h"
-#include "log.h"
-#include "target.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "proc/target.h"
+#include "util/xmalloc.h"
 
 #define CONFIG_LINE_MAX		4096	/* inih's buffer, set below */
 #define CONFIG_ERRORS_MAX	100

@@ -12,9 +12,9 @@
 #include <limits.h>
 
 #include "config.h"
-#include "metrics.h"
-#include "pyroscope.h"
-#include "resolve.h"
+#include "metrics/metrics.h"
+#include "push/pyroscope.h"
+#include "sym/resolve.h"
 
 #define OFF(f)	offsetof(struct config, f)
 

@@ -21,21 +21,21 @@
 
 #include <ev.h>
 
-#include "collect.h"
+#include "round/collect.h"
 #include "config.h"
 #include "ebpfspyd.h"
-#include "log.h"
-#include "metrics.h"
-#include "pids.h"
-#include "pyroscope.h"
+#include "util/log.h"
+#include "metrics/metrics.h"
+#include "round/pids.h"
+#include "push/pyroscope.h"
 #include "reload.h"
-#include "resolve.h"
-#include "session.h"
-#include "sinks.h"
-#include "symfile.h"
-#include "unwind_maps.h"
+#include "sym/resolve.h"
+#include "session/session.h"
+#include "sink/sinks.h"
+#include "sym/symfile.h"
+#include "unwind/unwind_maps.h"
 #include "watch.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #ifndef EBPFSPY_VERSION
 #define EBPFSPY_VERSION	"unknown"

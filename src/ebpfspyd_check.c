@@ -20,9 +20,9 @@
 
 #include "config.h"
 #include "ebpfspyd.h"
-#include "log.h"
-#include "sink_file.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "sink/sink_file.h"
+#include "util/xmalloc.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON		38

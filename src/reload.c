@@ -8,17 +8,17 @@
 
 #include <ev.h>
 
-#include "collect.h"
+#include "round/collect.h"
 #include "config.h"
 #include "ebpfspyd.h"
-#include "log.h"
-#include "metrics.h"
-#include "pids.h"
+#include "util/log.h"
+#include "metrics/metrics.h"
+#include "round/pids.h"
 #include "reload.h"
-#include "resolve.h"
-#include "session.h"
-#include "sinks.h"
-#include "xmalloc.h"
+#include "sym/resolve.h"
+#include "session/session.h"
+#include "sink/sinks.h"
+#include "util/xmalloc.h"
 
 /*
  * Long enough to take in the several writes of one save and a SIGHUP

@@ -38,10 +38,10 @@
 #include <ev.h>
 
 #include "ebpfspyd.h"
-#include "log.h"
+#include "util/log.h"
 #include "reload.h"
 #include "watch.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #define WATCH_DIR_MASK	(IN_CREATE | IN_MOVED_TO | IN_DELETE | \
 	IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)

@@ -3,7 +3,7 @@ test_description='Python line tables: the decoders agree with CPython
 
 For every code object of a few stdlib modules, each interpreter prints
 its line table and the line it gives each instruction (co_lines(), or
-dis.findlinestarts() before 3.10); src/pysym.c must give the same line
+dis.findlinestarts() before 3.10); src/python/pysym.c must give the same line
 for every instruction: co_lnotab (3.8, 3.9), co_linetable (3.10) and
 the location table (3.11+).'
 . "$(dirname "$0")/test-lib.sh"

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flamegraph.h"
-#include "log.h"
-#include "profile.h"
+#include "sink/flamegraph.h"
+#include "util/log.h"
+#include "profile/profile.h"
 
 static void __attribute__((noreturn))
 usage(void)

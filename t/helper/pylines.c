@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pysym.h"
+#include "python/pysym.h"
 
 static int
 hexval(int c)

@@ -1,6 +1,6 @@
 # pylines.py MODULE...: the line tables of every code object of the
 # given stdlib modules, with the line CPython itself gives each
-# instruction, for t/helper/pylines to check src/pysym.c's decoders:
+# instruction, for t/helper/pylines to check src/python/pysym.c's decoders:
 #
 #   C KIND FIRSTLINENO HEXTABLE     a code object (lnotab, linetable or
 #                                   locations, as pysym.h names them)

@@ -23,12 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/config.h"
-#include "log.h"
-#include "pprof.h"
-#include "profile.h"
-#include "pyroscope.h"
-#include "xmalloc.h"
+#include "config.h"
+#include "util/log.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
+#include "push/pyroscope.h"
+#include "util/xmalloc.h"
 
 static struct config	*conf;
 static const char	*conf_path;

@@ -38,11 +38,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/config.h"
-#include "log.h"
-#include "resolve.h"
-#include "symcache.h"
-#include "xmalloc.h"
+#include "config.h"
+#include "util/log.h"
+#include "sym/resolve.h"
+#include "sym/symcache.h"
+#include "util/xmalloc.h"
 
 static void __attribute__((noreturn))
 usage(void)

@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/config.h"
-#include "log.h"
-#include "retention.h"
-#include "xmalloc.h"
+#include "config.h"
+#include "util/log.h"
+#include "sink/retention.h"
+#include "util/xmalloc.h"
 
 static void __attribute__((noreturn))
 usage(void)

@@ -19,13 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/config.h"
-#include "flamegraph.h"
-#include "pprof.h"
-#include "profile.h"
-#include "retention.h"
-#include "sink_file.h"
-#include "xmalloc.h"
+#include "config.h"
+#include "sink/flamegraph.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
+#include "sink/retention.h"
+#include "sink/sink_file.h"
+#include "util/xmalloc.h"
 
 #define SINKCOST_WHEN	1796206500	/* 2026-12-02T10:15:00Z */
 

@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elf.h"
-#include "unwind_table.h"
+#include "sym/elf.h"
+#include "unwind/unwind_table.h"
 
 static double
 now_ms(clockid_t clk)

@@ -1,7 +1,7 @@
 /* cgroup_parse against real-world /proc/PID/cgroup contents. */
 #include <string.h>
 
-#include "cgroup.h"
+#include "proc/cgroup.h"
 #include "tap.h"
 
 #define ID	"3f4e1b2c9a8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f"

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collect_frame.h"
-#include "resolve.h"
-#include "src/config.h"
-#include "stacknames.h"
+#include "round/collect_frame.h"
+#include "sym/resolve.h"
+#include "config.h"
+#include "round/stacknames.h"
 #include "tap.h"
 
 int	cf_target(int);

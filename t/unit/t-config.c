@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 /* Not "config.h": -I. finds autoconf's before src/. */
-#include "src/config.h"
-#include "xmalloc.h"
+#include "config.h"
+#include "util/xmalloc.h"
 
 #include "tap.h"
 

@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "container.h"
-#include "src/config.h"
-#include "target.h"
-#include "xmalloc.h"
+#include "proc/cgroup.h"
+#include "proc/container.h"
+#include "config.h"
+#include "proc/target.h"
+#include "util/xmalloc.h"
 #include "tap.h"
 
 #define ID1 "3f4e1b2c9a8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f"

@@ -22,11 +22,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "debuginfo.h"
-#include "resolve.h"
-#include "src/config.h"
-#include "symcache.h"
-#include "symfile.h"
+#include "sym/debuginfo.h"
+#include "sym/resolve.h"
+#include "config.h"
+#include "sym/symcache.h"
+#include "sym/symfile.h"
 
 #include "tap.h"
 #include "symfix.h"

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "demangle.h"
-#include "resolve.h"
-#include "src/config.h"
+#include "sym/demangle.h"
+#include "sym/resolve.h"
+#include "config.h"
 
 #include "tap.h"
 #include "symfix.h"

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf.h"
-#include "resolve.h"
-#include "src/config.h"
-#include "symcache.h"
-#include "symtab.h"
+#include "sym/elf.h"
+#include "sym/resolve.h"
+#include "config.h"
+#include "sym/symcache.h"
+#include "sym/symtab.h"
 
 #include "tap.h"
 #include "symfix.h"

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/config.h"
-#include "flamegraph.h"
-#include "profile.h"
-#include "sink_file.h"
-#include "xmalloc.h"
+#include "config.h"
+#include "sink/flamegraph.h"
+#include "profile/profile.h"
+#include "sink/sink_file.h"
+#include "util/xmalloc.h"
 #include "tap.h"
 
 #define WHEN		1796206500	/* 2026-12-02T10:15:00Z */

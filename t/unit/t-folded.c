@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "folded.h"
-#include "profile.h"
+#include "profile/folded.h"
+#include "profile/profile.h"
 #include "tap.h"
 
 /* The folded text of p, to be freed. */

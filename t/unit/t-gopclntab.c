@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gopclntab.h"
-#include "resolve.h"
-#include "src/config.h"
+#include "sym/gopclntab.h"
+#include "sym/resolve.h"
+#include "config.h"
 
 #include "tap.h"
 #include "symfix.h"

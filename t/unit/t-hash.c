@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "util/hash.h"
 #include "tap.h"
 
 #define SLOTS_SHIFT	16

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "intern.h"
+#include "util/intern.h"
 #include "tap.h"
 
 #define MANY	20000

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "util/json.h"
 #include "tap.h"
 
 /* Run fn on a writer over a memory stream; the text, to be freed. */

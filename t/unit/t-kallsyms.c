@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kallsyms.h"
-#include "resolve.h"
-#include "src/config.h"
+#include "sym/kallsyms.h"
+#include "sym/resolve.h"
+#include "config.h"
 
 #include "tap.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "tap.h"
 
 static int	 saved_stderr = -1;

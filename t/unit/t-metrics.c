@@ -21,9 +21,9 @@
 
 #include <ev.h>
 
-#include "src/config.h"
-#include "log.h"
-#include "metrics.h"
+#include "config.h"
+#include "util/log.h"
+#include "metrics/metrics.h"
 #include "tap.h"
 
 static struct ev_loop	*loop;

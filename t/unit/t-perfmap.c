@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "perfmap.h"
-#include "resolve.h"
-#include "src/config.h"
+#include "sym/perfmap.h"
+#include "sym/resolve.h"
+#include "config.h"
 
 #include "tap.h"
 #include "symfix.h"

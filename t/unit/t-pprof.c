@@ -15,9 +15,9 @@
 
 #include <zlib.h>
 
-#include "pprof.h"
-#include "profile.h"
-#include "profile.pb-c.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
+#include "profile/profile.pb-c.h"
 #include "tap.h"
 
 #define PERIOD		10000000ULL		/* 100 Hz */

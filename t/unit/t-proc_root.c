@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proc_root.h"
-#include "xmalloc.h"
+#include "proc/proc_root.h"
+#include "util/xmalloc.h"
 
 #include "tap.h"
 

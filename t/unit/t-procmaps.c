@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "procmaps.h"
+#include "proc/procmaps.h"
 
 #include "tap.h"
 

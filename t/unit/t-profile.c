@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "profile.h"
-#include "stacknames.h"
+#include "profile/profile.h"
+#include "round/stacknames.h"
 #include "tap.h"
 
 /* The frames of stack i as "a;b;c", from the string ids. */

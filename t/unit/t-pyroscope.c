@@ -9,14 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/config.h"
-#include "pprof.h"
-#include "profile.h"
-#include "push.pb-c.h"
-#include "pyroscope.h"
-#include "pyroscope_conf.h"
-#include "pyroscope_req.h"
-#include "xmalloc.h"
+#include "config.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
+#include "push/push.pb-c.h"
+#include "push/pyroscope.h"
+#include "push/pyroscope_conf.h"
+#include "push/pyroscope_req.h"
+#include "util/xmalloc.h"
 #include "tap.h"
 
 static struct profile *

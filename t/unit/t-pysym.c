@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "bpf/profile.h"
-#include "pysym.h"
-#include "python.h"
-#include "python_elf.h"
-#include "python_table.h"
+#include "python/pysym.h"
+#include "python/python.h"
+#include "python/python_elf.h"
+#include "python/python_table.h"
 #include "tap.h"
 
 const unsigned long t_pysym_marker = 0x0123456789abcdefUL;

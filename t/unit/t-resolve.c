@@ -16,13 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proc_root.h"
-#include "procmaps.h"
-#include "resolve.h"
-#include "src/config.h"
-#include "symcache.h"
-#include "symfile.h"
-#include "symtab.h"
+#include "proc/proc_root.h"
+#include "proc/procmaps.h"
+#include "sym/resolve.h"
+#include "config.h"
+#include "sym/symcache.h"
+#include "sym/symfile.h"
+#include "sym/symtab.h"
 
 #include "tap.h"
 #include "symfix.h"

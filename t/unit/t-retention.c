@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/config.h"
-#include "retention.h"
-#include "xmalloc.h"
+#include "config.h"
+#include "sink/retention.h"
+#include "util/xmalloc.h"
 #include "tap.h"
 
 #define NOW		1796206500	/* 2026-12-02T10:15:00Z */

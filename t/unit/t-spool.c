@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spool.h"
-#include "xmalloc.h"
+#include "push/spool.h"
+#include "util/xmalloc.h"
 #include "tap.h"
 
 #define HDR	32	/* spool.c's header */

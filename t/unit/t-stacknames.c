@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "resolve.h"
-#include "src/config.h"
-#include "stacknames.h"
+#include "sym/resolve.h"
+#include "config.h"
+#include "round/stacknames.h"
 #include "tap.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 static int
 same(const struct stacknames *sn, const uint32_t *ids, size_t n,

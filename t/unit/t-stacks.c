@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacks.h"
+#include "session/stacks.h"
 #include "tap.h"
 
 #define FAKE_MAX	16

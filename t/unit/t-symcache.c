@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "procmaps.h"
-#include "src/config.h"
-#include "symcache.h"
+#include "proc/procmaps.h"
+#include "config.h"
+#include "sym/symcache.h"
 
 #include "tap.h"
 #include "symfix.h"

@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/config.h"
-#include "symcache.h"
-#include "symfile.h"
-#include "xmalloc.h"
+#include "config.h"
+#include "sym/symcache.h"
+#include "sym/symfile.h"
+#include "util/xmalloc.h"
 
 #include "tap.h"
 #include "symfix.h"

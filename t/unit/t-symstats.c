@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symstats.h"
+#include "sym/symstats.h"
 #include "tap.h"
 
 static char *

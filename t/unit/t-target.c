@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "src/config.h"
-#include "target.h"
+#include "proc/cgroup.h"
+#include "config.h"
+#include "proc/target.h"
 #include "tap.h"
 
 static char	 path[] = "/tmp/t-target.XXXXXX";

@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elf.h"
-#include "unwind_table.h"
+#include "sym/elf.h"
+#include "unwind/unwind_table.h"
 
 #include "tap.h"
 #include "symfix.h"

@@ -1,0 +1,456 @@
+/*
+ * The /metrics page: the daemon's counters in the Prometheus text
+ * exposition format 0.0.4.  Every family has its HELP and TYPE lines and
+ * its samples together; counters end in _total; values in base units
+ * (seconds, bytes); label values are escaped and valid UTF-8.
+ */
+#include <sys/types.h>
+#include <sys/resource.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf/profile.h"
+#include "round/collect.h"
+#include "config.h"
+#include "util/json.h"
+#include "metrics.h"
+#include "round/pids.h"
+#include "sym/resolve.h"
+#include "session/session.h"
+#include "sym/symfile.h"
+#include "session/session_unwind.h"
+#include "sym/symstats.h"
+#include "unwind/unwind_maps.h"
+
+#ifndef EBPFSPY_VERSION
+#define EBPFSPY_VERSION	"unknown"
+#endif
+
+#define METRICS_PROM_N(t)	(sizeof(t) / sizeof((t)[0]))
+
+/* A BPF counter (enum profile_stat) and its label value. */
+struct metrics_prom_stat {
+	int		 stat;
+	const char	*value;
+};
+
+/* Lost, and why. */
+static const struct metrics_prom_stat metrics_prom_lost[] = {
+	{ PROFILE_STAT_RINGBUF_LOST, "ringbuf_full" },
+	{ PROFILE_STAT_COUNTS_FULL, "counts_map_full" },
+	{ PROFILE_STAT_STACKS_FULL, "stacks_map_full" },
+	{ PROFILE_STAT_PID_MAP_FULL, "pid_map_full" },
+	{ PROFILE_STAT_USTACK_ERR, "user_stack_error" },
+	{ PROFILE_STAT_KSTACK_ERR, "kernel_stack_error" },
+	{ PROFILE_STAT_OFFCPU_START_FULL, "offcpu_start_map_full" },
+	{ PROFILE_STAT_UNKNOWN_DROP, "pid_pending" },
+};
+
+/* Left out on purpose. */
+static const struct metrics_prom_stat metrics_prom_skipped[] = {
+	{ PROFILE_STAT_IDLE, "idle" },
+	{ PROFILE_STAT_KTHREAD, "kthread" },
+	{ PROFILE_STAT_NOT_PROFILED, "not_profiled" },
+	{ PROFILE_STAT_EXITING, "exiting" },
+};
+
+static const struct metrics_prom_stat metrics_prom_waits[] = {
+	{ PROFILE_STAT_OFFCPU_SHORT, "short" },
+	{ PROFILE_STAT_OFFCPU_LONG, "long" },
+};
+
+static const struct metrics_prom_stat metrics_prom_events[] = {
+	{ PROFILE_STAT_EXEC, "exec" },
+	{ PROFILE_STAT_EXIT, "exit" },
+};
+
+static void
+metrics_prom_family(FILE *f, const char *name, const char *type,
+    const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value: backslash, quote and newline escaped, valid UTF-8. */
+static void
+metrics_prom_label(FILE *f, const char *v)
+{
+	const unsigned char	*s = (const unsigned char *)v;
+	size_t			 len = strlen(v), n;
+
+	for (; len > 0; s += n, len -= n) {
+		n = 1;
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '"')
+			fputs("\\\"", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if ((n = json_utf8_len(s, len)) == 0) {
+			fputs("\xef\xbf\xbd", f);	/* U+FFFD */
+			n = 1;
+		} else
+			fwrite(s, 1, n, f);
+	}
+}
+
+static void
+metrics_prom_name(FILE *f, const char *name, const char *label,
+    const char *value)
+{
+	fputs(name, f);
+	if (label == NULL)
+		return;
+	fprintf(f, "{%s=\"", label);
+	metrics_prom_label(f, value);
+	fputs("\"}", f);
+}
+
+static void
+metrics_prom_u64(FILE *f, const char *name, const char *label,
+    const char *value, uint64_t v)
+{
+	metrics_prom_name(f, name, label, value);
+	fprintf(f, " %llu\n", (unsigned long long)v);
+}
+
+static void
+metrics_prom_f64(FILE *f, const char *name, const char *label,
+    const char *value, double v)
+{
+	metrics_prom_name(f, name, label, value);
+	if (isnan(v))
+		fputs(" NaN\n", f);
+	else if (isinf(v))
+		fputs(v > 0 ? " +Inf\n" : " -Inf\n", f);
+	else
+		fprintf(f, " %.15g\n", v);
+}
+
+static void
+metrics_prom_counter(FILE *f, const char *name, const char *help, uint64_t v)
+{
+	metrics_prom_family(f, name, "counter", help);
+	metrics_prom_u64(f, name, NULL, NULL, v);
+}
+
+static void
+metrics_prom_gauge(FILE *f, const char *name, const char *help, double v)
+{
+	metrics_prom_family(f, name, "gauge", help);
+	metrics_prom_f64(f, name, NULL, NULL, v);
+}
+
+static double
+metrics_prom_ts_diff(const struct timespec *a, const struct timespec *b)
+{
+	return (a->tv_sec - b->tv_sec) + (a->tv_nsec - b->tv_nsec) / 1e9;
+}
+
+/* When the daemon started, in seconds since the epoch. */
+static double
+metrics_prom_start_time(const struct metrics_view *d)
+{
+	struct timespec	 mono, real;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	return real.tv_sec + real.tv_nsec / 1e9 -
+	    metrics_prom_ts_diff(&mono, &d->started);
+}
+
+/* Resident memory from /proc/self/statm; 0 if it cannot be read. */
+static double
+metrics_prom_rss(void)
+{
+	unsigned long	 size, rss;
+	FILE		*f;
+	int		 n;
+
+	if ((f = fopen("/proc/self/statm", "re")) == NULL)
+		return 0;
+	n = fscanf(f, "%lu %lu", &size, &rss);
+	fclose(f);
+	if (n != 2)
+		return 0;
+	return (double)rss * sysconf(_SC_PAGESIZE);
+}
+
+static void
+metrics_prom_process(FILE *f, const struct metrics_view *d, uint64_t requests)
+{
+	struct rusage	 ru;
+	double		 cpu = 0;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		    ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	metrics_prom_family(f, "ebpfspy_build_info", "gauge",
+	    "The version of ebpfspyd, as a label; always 1.");
+	metrics_prom_u64(f, "ebpfspy_build_info", "version", EBPFSPY_VERSION,
+	    1);
+	metrics_prom_gauge(f, "process_start_time_seconds",
+	    "When ebpfspyd started, in seconds since the epoch.",
+	    metrics_prom_start_time(d));
+	metrics_prom_family(f, "process_cpu_seconds_total", "counter",
+	    "CPU time ebpfspyd used, user and system, in seconds.");
+	metrics_prom_f64(f, "process_cpu_seconds_total", NULL, NULL, cpu);
+	metrics_prom_gauge(f, "process_resident_memory_bytes",
+	    "Resident memory of ebpfspyd in bytes.", metrics_prom_rss());
+	metrics_prom_counter(f, "ebpfspy_reloads_total",
+	    "Configuration reloads that took effect.", d->reloads);
+	metrics_prom_counter(f, "ebpfspy_reload_failures_total",
+	    "Reloads refused; the previous configuration kept running.",
+	    d->reload_failures);
+	metrics_prom_counter(f, "ebpfspy_http_requests_total",
+	    "HTTP requests the metrics listener answered.", requests);
+}
+
+static void
+metrics_prom_rounds(FILE *f, const struct metrics_view *d,
+    const struct collect_stats *cs)
+{
+	metrics_prom_counter(f, "ebpfspy_rounds_total",
+	    "Collection rounds run.", cs->rounds);
+	metrics_prom_counter(f, "ebpfspy_round_failures_total",
+	    "Collection rounds whose profiles were not all written.",
+	    d->round_failures);
+	metrics_prom_family(f, "ebpfspy_round_duration_seconds", "summary",
+	    "Time collection rounds took.");
+	metrics_prom_f64(f, "ebpfspy_round_duration_seconds_sum", NULL, NULL,
+	    cs->total_ms / 1000);
+	metrics_prom_u64(f, "ebpfspy_round_duration_seconds_count", NULL,
+	    NULL, cs->rounds);
+	metrics_prom_gauge(f, "ebpfspy_last_round_duration_seconds",
+	    "Time the last collection round took.", cs->last_ms / 1000);
+	metrics_prom_gauge(f, "ebpfspy_last_round_timestamp_seconds",
+	    "When the last collection round ended, in seconds since the "
+	    "epoch; 0 before the first.", cs->last_end / 1e9);
+	metrics_prom_gauge(f, "ebpfspy_last_round_counts",
+	    "Distinct {process, stacks} counts the last round drained.",
+	    cs->last_entries);
+	metrics_prom_gauge(f, "ebpfspy_last_round_profiles",
+	    "Profiles the last round made.", cs->last_profiles);
+}
+
+/* One family of counters from the BPF counters, a label value each. */
+static void
+metrics_prom_stats(FILE *f, const char *name, const char *help,
+    const char *label, const struct metrics_prom_stat *t, size_t n,
+    const uint64_t *stats)
+{
+	size_t	 i;
+
+	metrics_prom_family(f, name, "counter", help);
+	for (i = 0; i < n; i++)
+		metrics_prom_u64(f, name, label, t[i].value, stats[t[i].stat]);
+}
+
+static void
+metrics_prom_samples(FILE *f, const struct metrics_view *d, const uint64_t *stats,
+    const struct collect_stats *cs)
+{
+	metrics_prom_counter(f, "ebpfspy_bpf_samples_total",
+	    "On-CPU timer samples the BPF program took.",
+	    stats[PROFILE_STAT_SAMPLES]);
+	metrics_prom_family(f, "ebpfspy_samples_total", "counter",
+	    "Samples counted: on-CPU samples added to profiles, off-CPU "
+	    "blocked waits recorded.");
+	metrics_prom_u64(f, "ebpfspy_samples_total", "type", "cpu",
+	    cs->samples);
+	metrics_prom_u64(f, "ebpfspy_samples_total", "type", "offcpu",
+	    stats[PROFILE_STAT_OFFCPU_SWITCH]);
+	metrics_prom_family(f, "ebpfspy_offcpu_seconds_total", "counter",
+	    "Time threads spent blocked, added to off-CPU profiles.");
+	metrics_prom_f64(f, "ebpfspy_offcpu_seconds_total", NULL, NULL,
+	    cs->offcpu_ns / 1e9);
+	metrics_prom_stats(f, "ebpfspy_skipped_samples_total",
+	    "On-CPU samples not counted on purpose, by reason.", "reason",
+	    metrics_prom_skipped, METRICS_PROM_N(metrics_prom_skipped), stats);
+	metrics_prom_stats(f, "ebpfspy_offcpu_waits_skipped_total",
+	    "Off-CPU waits shorter than offcpu_min_block_us or longer than "
+	    "offcpu_max_block_us.", "reason", metrics_prom_waits,
+	    METRICS_PROM_N(metrics_prom_waits), stats);
+	metrics_prom_stats(f, "ebpfspy_lost_total",
+	    "Samples, stacks, waits and events lost, by cause.", "cause",
+	    metrics_prom_lost, METRICS_PROM_N(metrics_prom_lost), stats);
+	/* Counted in userspace: a stack id the kernel no longer had. */
+	metrics_prom_u64(f, "ebpfspy_lost_total", "cause", "stack_missing",
+	    cs->lost_stacks);
+	metrics_prom_counter(f, "ebpfspy_unknown_pid_requests_total",
+	    "Requests the BPF program sent about processes it did not know.",
+	    stats[PROFILE_STAT_UNKNOWN_PID]);
+	metrics_prom_stats(f, "ebpfspy_process_events_total",
+	    "Process execs and exits the BPF program reported.", "event",
+	    metrics_prom_events, METRICS_PROM_N(metrics_prom_events), stats);
+	metrics_prom_family(f, "ebpfspy_pids", "gauge",
+	    "Processes in the process table, by state.");
+	metrics_prom_u64(f, "ebpfspy_pids", "state", "alive",
+	    d->pids == NULL ? 0 : pids_count(d->pids, PIDS_ALIVE));
+	metrics_prom_u64(f, "ebpfspy_pids", "state", "dead",
+	    d->pids == NULL ? 0 : pids_count(d->pids, PIDS_DEAD));
+}
+
+/* A family with the two caches that count hits: symbols and stacks. */
+static void
+metrics_prom_caches(FILE *f, const char *name, const char *type,
+    const char *help, uint64_t symbol_tables, uint64_t stacks)
+{
+	metrics_prom_family(f, name, type, help);
+	metrics_prom_u64(f, name, "cache", "symbol_tables", symbol_tables);
+	metrics_prom_u64(f, name, "cache", "stacks", stacks);
+}
+
+static void
+metrics_prom_symbols(FILE *f, const struct resolve_stats *rs,
+    const struct collect_stats *cs)
+{
+	struct symfile_stats	 ss;
+
+	metrics_prom_family(f, "ebpfspy_frames_total", "counter",
+	    "Stack frames named: with a symbol, or unknown.");
+	metrics_prom_u64(f, "ebpfspy_frames_total", "result", "named",
+	    rs->named);
+	metrics_prom_u64(f, "ebpfspy_frames_total", "result", "unknown",
+	    rs->unknown);
+	metrics_prom_caches(f, "ebpfspy_cache_entries", "gauge",
+	    "Entries of the daemon's caches.", rs->files, cs->stacks.entries);
+	metrics_prom_u64(f, "ebpfspy_cache_entries", "cache",
+	    "kernel_symbols", rs->ksyms);
+	metrics_prom_caches(f, "ebpfspy_cache_bytes", "gauge",
+	    "Memory of the daemon's caches in bytes.", rs->file_bytes,
+	    cs->stacks.bytes);
+	metrics_prom_caches(f, "ebpfspy_cache_hits_total", "counter",
+	    "Lookups a cache answered.", rs->hits, cs->stacks.hits);
+	metrics_prom_caches(f, "ebpfspy_cache_misses_total", "counter",
+	    "Lookups a cache could not answer.", rs->misses,
+	    cs->stacks.misses);
+	symfile_stats(&ss);
+	metrics_prom_family(f, "ebpfspy_symbol_tables_refused_total",
+	    "counter", "Symbol tables of files not read: over a [symbols] "
+	    "bound, by bound.");
+	metrics_prom_u64(f, "ebpfspy_symbol_tables_refused_total", "limit",
+	    "max_symbols_per_file", ss.refused_symbols);
+	metrics_prom_u64(f, "ebpfspy_symbol_tables_refused_total", "limit",
+	    "max_symbol_bytes_per_file", ss.refused_names);
+	metrics_prom_u64(f, "ebpfspy_symbol_tables_refused_total", "limit",
+	    "max_debugdata_bytes", ss.refused_debugdata);
+}
+
+static void
+metrics_prom_push(FILE *f, const struct metrics_push *mp)
+{
+	size_t	 i, n = mp->nrequests;
+
+	if (n > METRICS_PUSH_OUTCOMES)
+		n = METRICS_PUSH_OUTCOMES;
+	metrics_prom_family(f, "ebpfspy_push_requests_total", "counter",
+	    "Push requests to the Pyroscope server, by outcome.");
+	for (i = 0; i < n; i++) {
+		if (mp->requests[i].outcome != NULL)
+			metrics_prom_u64(f, "ebpfspy_push_requests_total",
+			    "outcome", mp->requests[i].outcome,
+			    mp->requests[i].n);
+	}
+	metrics_prom_counter(f, "ebpfspy_push_retries_total",
+	    "Push requests retried.", mp->retries);
+	metrics_prom_gauge(f, "ebpfspy_spool_bytes",
+	    "Profiles waiting in the spool, in bytes.", mp->spool_bytes);
+	metrics_prom_counter(f, "ebpfspy_spool_dropped_profiles_total",
+	    "Profiles the full spool dropped.", mp->spool_dropped);
+}
+
+/* Unwind tables (src/unwind_maps.c) and how walks with them ended. */
+static void
+metrics_prom_unwind(FILE *f, const struct metrics_view *d)
+{
+	struct unwind_maps_stats	 us;
+	uint64_t			 s[UNWIND_STAT_MAX];
+	int				 i;
+
+	memset(&us, 0, sizeof(us));
+	memset(s, 0, sizeof(s));
+	if (d->unwind != NULL)
+		unwind_maps_stats(d->unwind, &us);
+	if (d->session != NULL)
+		session_unwind_stats(session_unwind(d->session), s);
+	metrics_prom_gauge(f, "ebpfspy_unwind_tables",
+	    "Unwind tables loaded in the kernel.", us.tables);
+	metrics_prom_gauge(f, "ebpfspy_unwind_files",
+	    "Files whose unwind tables are known or wanted.", us.files);
+	metrics_prom_gauge(f, "ebpfspy_unwind_rows",
+	    "Rows of unwind tables loaded.", us.rows);
+	metrics_prom_gauge(f, "ebpfspy_unwind_bytes",
+	    "Kernel memory of the unwind tables loaded, rows and pages.",
+	    us.bytes);
+	metrics_prom_counter(f, "ebpfspy_unwind_builds_total",
+	    "Unwind tables built.", us.builds);
+	metrics_prom_counter(f, "ebpfspy_unwind_build_failures_total",
+	    "Files with no usable unwind table.", us.build_failed);
+	metrics_prom_counter(f, "ebpfspy_unwind_build_seconds_total",
+	    "CPU time spent building unwind tables.", us.build_ns / 1000000000);
+	metrics_prom_counter(f, "ebpfspy_unwind_evictions_total",
+	    "Unwind tables evicted to make room for others.", us.evictions);
+	metrics_prom_counter(f, "ebpfspy_unwind_full_total",
+	    "Unwind tables that did not fit in unwind_table_bytes.", us.full);
+	metrics_prom_counter(f, "ebpfspy_unwind_walks_total",
+	    "User stacks walked with unwind tables.", s[UNWIND_STAT_WALKS]);
+	metrics_prom_family(f, "ebpfspy_unwind_outcomes_total", "counter",
+	    "Walks by how they ended (complete, depth, read_fault, "
+	    "bad_frame, no_rule) and by what they met (no_proc, no_table, "
+	    "no_mapping, invalid, fp_fallback, signal).");
+	for (i = UNWIND_STAT_COMPLETE; i <= UNWIND_STAT_SIGNAL; i++) {
+		if (i == UNWIND_STAT_FRAMES_TABLE || i == UNWIND_STAT_FRAMES_FP)
+			continue;
+		/* "unwind_complete": outcome="complete" */
+		metrics_prom_u64(f, "ebpfspy_unwind_outcomes_total", "outcome",
+		    session_unwind_stat_name(i) + strlen("unwind_"), s[i]);
+	}
+	metrics_prom_family(f, "ebpfspy_unwind_frames_total", "counter",
+	    "User frames walked, by unwind table or by frame pointer.");
+	metrics_prom_u64(f, "ebpfspy_unwind_frames_total", "step", "table",
+	    s[UNWIND_STAT_FRAMES_TABLE]);
+	metrics_prom_u64(f, "ebpfspy_unwind_frames_total", "step", "fp",
+	    s[UNWIND_STAT_FRAMES_FP]);
+	metrics_prom_counter(f, "ebpfspy_user_stacks_total",
+	    "User stacks walked and stored, by tables or frame pointers.",
+	    s[UNWIND_STAT_USTACKS]);
+	metrics_prom_family(f, "ebpfspy_user_stack_seconds_total", "counter",
+	    "Time the BPF programs spent walking and storing user stacks.");
+	metrics_prom_f64(f, "ebpfspy_user_stack_seconds_total", NULL, NULL,
+	    s[UNWIND_STAT_USTACK_NS] / 1e9);
+}
+
+void
+metrics_prom_write(FILE *f, const struct metrics_view *d, const struct metrics_push *mp,
+    uint64_t requests)
+{
+	struct collect_stats	 cs;
+	struct resolve_stats	 rs;
+	uint64_t		 stats[PROFILE_STAT_MAX];
+
+	memset(stats, 0, sizeof(stats));
+	memset(&cs, 0, sizeof(cs));
+	memset(&rs, 0, sizeof(rs));
+	if (d->session != NULL)
+		session_stats(d->session, stats);
+	if (d->collect != NULL)
+		collect_stats(d->collect, &cs);
+	if (d->resolve != NULL)
+		resolve_stats(d->resolve, &rs);
+
+	metrics_prom_process(f, d, requests);
+	metrics_prom_rounds(f, d, &cs);
+	metrics_prom_samples(f, d, stats, &cs);
+	metrics_prom_symbols(f, &rs, &cs);
+	metrics_prom_unwind(f, d);
+	if (d->collect != NULL)
+		symstats_prom(collect_symstats(d->collect), f);
+	if (mp != NULL)
+		metrics_prom_push(f, mp);
+}

@@ -1,0 +1,355 @@
+/*
+ * pprof output: the profile as a perftools.profiles.Profile message,
+ * packed by protobuf-c and gzipped by zlib, as go tool pprof and
+ * Pyroscope read it.
+ *
+ * The profile's interned names are the start of the string table as
+ * they are (id 0 is ""), so frames need no translation.  Each distinct
+ * name used by a stack becomes one Function and one Location with the
+ * same id, numbered in order of first use: there are no addresses or
+ * mappings to tell two locations of one function apart.  Strings the
+ * encoder needs besides the names (the value type, the comments) are
+ * appended after them, reusing a name when one is equal.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "util/log.h"
+#include "pprof.h"
+#include "profile.h"
+#include "profile.pb-c.h"
+#include "util/xmalloc.h"
+
+/* One encoding: the message and the arrays it points into. */
+struct pprof_enc {
+	const struct profile		 *p;
+	Perftools__Profiles__Profile	  pb;
+	Perftools__Profiles__ValueType	  vt, *vtp;
+
+	uint32_t			 *fid;	/* string id -> function id */
+	Perftools__Profiles__Function	 *funcs, **funcp;
+	Perftools__Profiles__Location	 *locs, **locp;
+	Perftools__Profiles__Line	 *lines, **linep;
+	Perftools__Profiles__Sample	 *samples, **samplep;
+	Perftools__Profiles__Label	 *labels, **labelp;
+	uint64_t			 *locids;
+	int64_t				 *values, *comments;
+
+	/* Strings appended after the profile's names, owned. */
+	char				**extra;
+	size_t				  nextra;
+};
+
+static int64_t	pprof_string(struct pprof_enc *, const char *);
+static int64_t	pprof_value(const struct profile *, uint64_t);
+static void	pprof_functions(struct pprof_enc *);
+static void	pprof_samples(struct pprof_enc *);
+static void	pprof_header(struct pprof_enc *);
+static void	pprof_strings(struct pprof_enc *);
+static void	pprof_enc_clear(struct pprof_enc *);
+static int	pprof_gzip(const unsigned char *, size_t, unsigned char **,
+		    size_t *);
+
+static int64_t
+pprof_string(struct pprof_enc *e, const char *str)
+{
+	uint32_t	 id;
+	size_t		 i;
+
+	if (profile_string_find(e->p, str, &id) == 0)
+		return id;
+	for (i = 0; i < e->nextra; i++)
+		if (strcmp(e->extra[i], str) == 0)
+			return profile_nstrings(e->p) + i;
+	e->extra = xreallocarray(e->extra, e->nextra + 1, sizeof(*e->extra));
+	e->extra[e->nextra] = xstrdup(str);
+	return profile_nstrings(e->p) + e->nextra++;
+}
+
+/* cpu stacks count samples; pprof wants time, so scale by the period. */
+static int64_t
+pprof_value(const struct profile *p, uint64_t v)
+{
+	uint64_t	 r;
+
+	if (profile_type(p) != PROFILE_TYPE_CPU)
+		r = v;
+	else if (__builtin_mul_overflow(v, profile_period(p), &r))
+		return INT64_MAX;
+	return r > INT64_MAX ? INT64_MAX : (int64_t)r;
+}
+
+static int
+pprof_gzip(const unsigned char *in, size_t inlen, unsigned char **out,
+    size_t *outlen)
+{
+	z_stream	 zs;
+	unsigned char	*buf;
+	uLong		 bound;
+	int		 rv;
+
+	*out = NULL;
+	if (inlen > UINT_MAX) {
+		log_warnx("pprof: profile of %zu bytes too large", inlen);
+		return -1;
+	}
+	memset(&zs, 0, sizeof(zs));
+	/*
+	 * windowBits 15 + 16 asks for a gzip wrapper.  Fastest level: the
+	 * encoder runs on the event loop, and on a profile's repetitive
+	 * tables it compresses nearly as well as the default.
+	 */
+	if ((rv = deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
+	    Z_DEFAULT_STRATEGY)) != Z_OK) {
+		log_warnx("pprof: deflateInit2: %s", zError(rv));
+		return -1;
+	}
+	bound = deflateBound(&zs, inlen);
+	buf = xmalloc(bound);
+	zs.next_in = (unsigned char *)in;
+	zs.avail_in = inlen;
+	zs.next_out = buf;
+	zs.avail_out = bound;
+	/* deflateBound() is enough for one Z_FINISH call. */
+	if ((rv = deflate(&zs, Z_FINISH)) != Z_STREAM_END) {
+		log_warnx("pprof: deflate: %s", zs.msg != NULL ? zs.msg :
+		    zError(rv));
+		deflateEnd(&zs);
+		free(buf);
+		return -1;
+	}
+	*outlen = zs.total_out;
+	deflateEnd(&zs);
+	*out = buf;
+	return 0;
+}
+
+/* One Function and one Location per name used, in order of first use. */
+static void
+pprof_functions(struct pprof_enc *e)
+{
+	const uint32_t	*ids;
+	size_t		 nstr, nfunc = 0, i, j, k, n;
+
+	nstr = profile_nstrings(e->p);
+	e->fid = xcalloc(nstr, sizeof(*e->fid));
+	for (i = 0; i < profile_nstacks(e->p); i++) {
+		ids = profile_stack(e->p, i, &n, NULL);
+		for (j = 0; j < n; j++)
+			if (e->fid[ids[j]] == 0)
+				e->fid[ids[j]] = ++nfunc;
+	}
+
+	/* + 1: xcalloc() refuses zero, and a profile may be empty. */
+	e->funcs = xcalloc(nfunc + 1, sizeof(*e->funcs));
+	e->funcp = xcalloc(nfunc + 1, sizeof(*e->funcp));
+	e->locs = xcalloc(nfunc + 1, sizeof(*e->locs));
+	e->locp = xcalloc(nfunc + 1, sizeof(*e->locp));
+	e->lines = xcalloc(nfunc + 1, sizeof(*e->lines));
+	e->linep = xcalloc(nfunc + 1, sizeof(*e->linep));
+	for (i = 0; i < nstr; i++) {
+		if (e->fid[i] == 0)
+			continue;
+		k = e->fid[i] - 1;
+		perftools__profiles__function__init(&e->funcs[k]);
+		e->funcs[k].id = e->fid[i];
+		e->funcs[k].name = i;
+		e->funcs[k].system_name = i;
+		e->funcp[k] = &e->funcs[k];
+		perftools__profiles__line__init(&e->lines[k]);
+		e->lines[k].function_id = e->fid[i];
+		e->linep[k] = &e->lines[k];
+		perftools__profiles__location__init(&e->locs[k]);
+		e->locs[k].id = e->fid[i];
+		e->locs[k].n_line = 1;
+		e->locs[k].line = &e->linep[k];
+		e->locp[k] = &e->locs[k];
+	}
+	e->pb.function = e->funcp;
+	e->pb.n_function = nfunc;
+	e->pb.location = e->locp;
+	e->pb.n_location = nfunc;
+}
+
+/*
+ * One Sample per stack, location ids leaf first as pprof has them, with
+ * the sample's labels (their strings are in the profile's table).
+ */
+static void
+pprof_samples(struct pprof_enc *e)
+{
+	const uint32_t	*ids, *lids;
+	uint64_t	 value;
+	size_t		 nstacks, nframes = 0, nlabels = 0, i, j, k, l, n, nl;
+
+	nstacks = profile_nstacks(e->p);
+	for (i = 0; i < nstacks; i++) {
+		profile_stack(e->p, i, &n, NULL);
+		profile_stack_labels(e->p, i, &nl);
+		nframes += n;
+		nlabels += nl;
+	}
+	e->labels = xcalloc(nlabels + 1, sizeof(*e->labels));
+	e->labelp = xcalloc(nlabels + 1, sizeof(*e->labelp));
+	for (i = 0, l = 0; i < nstacks; i++) {
+		lids = profile_stack_labels(e->p, i, &nl);
+		for (j = 0; j < nl; j++, l++) {
+			perftools__profiles__label__init(&e->labels[l]);
+			e->labels[l].key = lids[2 * j];
+			e->labels[l].str = lids[2 * j + 1];
+			e->labelp[l] = &e->labels[l];
+		}
+	}
+	e->samples = xcalloc(nstacks + 1, sizeof(*e->samples));
+	e->samplep = xcalloc(nstacks + 1, sizeof(*e->samplep));
+	e->values = xcalloc(nstacks + 1, sizeof(*e->values));
+	e->locids = xcalloc(nframes + 1, sizeof(*e->locids));
+	for (i = 0, k = 0, l = 0; i < nstacks; i++) {
+		ids = profile_stack(e->p, i, &n, &value);
+		perftools__profiles__sample__init(&e->samples[i]);
+		e->samples[i].location_id = e->locids + k;
+		e->samples[i].n_location_id = n;
+		for (j = 0; j < n; j++)
+			e->locids[k++] = e->fid[ids[n - 1 - j]];
+		e->values[i] = pprof_value(e->p, value);
+		e->samples[i].value = &e->values[i];
+		e->samples[i].n_value = 1;
+		profile_stack_labels(e->p, i, &nl);
+		e->samples[i].label = e->labelp + l;
+		e->samples[i].n_label = nl;
+		l += nl;
+		e->samplep[i] = &e->samples[i];
+	}
+	e->pb.sample = e->samplep;
+	e->pb.n_sample = nstacks;
+}
+
+/* Value type, period, times; the profile's labels as comments. */
+static void
+pprof_header(struct pprof_enc *e)
+{
+	const struct profile	*p = e->p;
+	char			*comment;
+	size_t			 i;
+
+	e->vt.type = pprof_string(e, profile_type_name(profile_type(p)));
+	e->vt.unit = pprof_string(e, "nanoseconds");
+	e->vtp = &e->vt;
+	e->pb.n_sample_type = 1;
+	e->pb.sample_type = &e->vtp;
+	e->pb.period_type = &e->vt;
+	/* offcpu time is not sampled, but pprof wants a period. */
+	e->pb.period = (int64_t)profile_period(p);
+	if (e->pb.period <= 0)
+		e->pb.period = 1;
+	e->pb.time_nanos = profile_time(p);
+	e->pb.duration_nanos = profile_duration(p);
+
+	e->comments = xcalloc(profile_nlabels(p) + 1, sizeof(*e->comments));
+	for (i = 0; i < profile_nlabels(p); i++) {
+		xasprintf(&comment, "%s=%s", profile_label_name(p, i),
+		    profile_label_value(p, i));
+		e->comments[i] = pprof_string(e, comment);
+		free(comment);
+	}
+	e->pb.comment = e->comments;
+	e->pb.n_comment = profile_nlabels(p);
+}
+
+/* The profile's names as they are, then the strings added here. */
+static void
+pprof_strings(struct pprof_enc *e)
+{
+	size_t	 nstr, i;
+
+	nstr = profile_nstrings(e->p);
+	e->pb.n_string_table = nstr + e->nextra;
+	e->pb.string_table = xcalloc(e->pb.n_string_table,
+	    sizeof(*e->pb.string_table));
+	for (i = 0; i < nstr; i++)
+		e->pb.string_table[i] = (char *)profile_string(e->p, i);
+	for (i = 0; i < e->nextra; i++)
+		e->pb.string_table[nstr + i] = e->extra[i];
+}
+
+static void
+pprof_enc_clear(struct pprof_enc *e)
+{
+	size_t	 i;
+
+	free(e->pb.string_table);
+	for (i = 0; i < e->nextra; i++)
+		free(e->extra[i]);
+	free(e->extra);
+	free(e->comments);
+	free(e->locids);
+	free(e->values);
+	free(e->samplep);
+	free(e->samples);
+	free(e->labelp);
+	free(e->labels);
+	free(e->linep);
+	free(e->lines);
+	free(e->locp);
+	free(e->locs);
+	free(e->funcp);
+	free(e->funcs);
+	free(e->fid);
+}
+
+int
+pprof_encode(const struct profile *p, unsigned char **bufp, size_t *lenp)
+{
+	struct pprof_enc	 e;
+	unsigned char		*packed;
+	size_t			 len;
+	int			 rv;
+
+	*bufp = NULL;
+	*lenp = 0;
+	memset(&e, 0, sizeof(e));
+	e.p = p;
+	perftools__profiles__profile__init(&e.pb);
+	perftools__profiles__value_type__init(&e.vt);
+
+	pprof_functions(&e);
+	pprof_samples(&e);
+	pprof_header(&e);
+	pprof_strings(&e);
+
+	len = perftools__profiles__profile__get_packed_size(&e.pb);
+	packed = xmalloc(len + 1);
+	perftools__profiles__profile__pack(&e.pb, packed);
+	rv = pprof_gzip(packed, len, bufp, lenp);
+	free(packed);
+	pprof_enc_clear(&e);
+	return rv;
+}
+
+struct pprof_buf *
+pprof_encode_all(struct profile *const *p, size_t n)
+{
+	struct pprof_buf	*v;
+	size_t			 i;
+
+	v = xcalloc(n > 0 ? n : 1, sizeof(*v));
+	for (i = 0; i < n; i++)
+		(void)pprof_encode(p[i], &v[i].buf, &v[i].len);
+	return v;
+}
+
+void
+pprof_bufs_free(struct pprof_buf *v, size_t n)
+{
+	size_t	 i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i].buf);
+	free(v);
+}

@@ -1,0 +1,614 @@
+/*
+ * The Pyroscope sink.  Requests go out one at a time, through
+ * pyroscope_http.c (libcurl's multi interface on the daemon's loop), so
+ * a slow or dead server never delays a collection round.
+ *
+ * Every request gets a sequence number, and the next one sent is the
+ * lowest of the spool's oldest and the memory queue's head: a newer
+ * request is never delivered before an older one, wherever each waits.
+ * A request that fails for a reason that may pass (no connection, a
+ * timeout, 5xx, 408, 429, a 3xx redirect: the url is to be fixed) goes
+ * to the spool with everything queued behind it and is retried with
+ * exponential backoff and jitter; while a
+ * retry waits, new rounds go to the spool too.  A request the server
+ * rejects (another 4xx) is dropped and counted: sending it again would
+ * not change the answer.
+ */
+#include <sys/queue.h>
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ev.h>
+
+#include "config.h"
+#include "util/log.h"
+#include "profile/profile.h"
+#include "pyroscope.h"
+#include "pyroscope_conf.h"
+#include "pyroscope_http.h"
+#include "pyroscope_req.h"
+#include "spool.h"
+#include "util/xmalloc.h"
+
+#define PYROSCOPE_QUEUE_MAX	4	/* requests waiting in memory */
+#define PYROSCOPE_RETRY_AFTER_MAX 3600	/* seconds honoured */
+
+struct pyroscope {
+	struct ev_loop		*loop;
+	struct pyroscope_http	*http;
+	ev_timer		 retry_timer;
+	struct pyroscope_conf	*pc;
+	struct spool		*spool;
+	int			 spool_tried;
+	struct pyroscope_reqs	 queue;		/* not spooled, by seq */
+	size_t			 nqueue;
+	uint64_t		 queue_bytes;
+	uint64_t		 next_seq;
+
+	struct pyroscope_req	*cur;		/* in flight */
+	int			 cur_spooled;
+
+	int			 failures;	/* in a row */
+	int			 backoff;	/* retry_timer on */
+	int			 flushing;
+	int			 flush_stop;
+	long			 reject_status;	/* last said */
+	uint64_t		 reject_quiet;	/* not said since */
+	int			 queue_warned;
+	struct pyroscope_stats	 st;
+	uint64_t		 dropped;	/* not the spool's */
+};
+
+static void	 pyroscope_kick(struct pyroscope *);
+
+int
+pyroscope_is_enabled(const struct pyroscope *py)
+{
+	return py->pc != NULL && py->pc->url != NULL;
+}
+
+/* Queue and spool ------------------------------------------------------- */
+
+static void
+pyroscope_spool_open(struct pyroscope *py)
+{
+	if (py->spool != NULL || py->spool_tried || py->pc == NULL)
+		return;
+	py->spool_tried = 1;
+	if (py->pc->spool_dir == NULL) {
+		log_warnx("pyroscope: no spool_dir: undelivered profiles "
+		    "wait in memory only");
+		return;
+	}
+	if ((py->spool = spool_open(py->pc->spool_dir, py->pc->spool_max)) ==
+	    NULL) {
+		log_warnx("pyroscope: undelivered profiles wait in memory "
+		    "only");
+		return;
+	}
+	if (spool_last_seq(py->spool) >= py->next_seq)
+		py->next_seq = spool_last_seq(py->spool) + 1;
+}
+
+static void
+pyroscope_drop(struct pyroscope *py, struct pyroscope_req *r, const char *why)
+{
+	py->dropped += r->nprofiles;
+	log_debug("pyroscope: request %" PRIu64 " dropped (%s): %" PRIu32
+	    " profiles", r->seq, why, r->nprofiles);
+	pyroscope_req_free(r);
+}
+
+/* What waits in memory stays within spool_max_bytes: drop the oldest. */
+static void
+pyroscope_queue_limit(struct pyroscope *py)
+{
+	struct pyroscope_req	*r;
+	uint64_t		 max = py->pc != NULL ? py->pc->spool_max : 0;
+
+	while ((r = TAILQ_FIRST(&py->queue)) != NULL &&
+	    py->queue_bytes > max) {
+		TAILQ_REMOVE(&py->queue, r, entry);
+		py->nqueue--;
+		py->queue_bytes -= r->len;
+		if (!py->queue_warned)
+			log_warnx("pyroscope: %" PRIu64 " bytes wait in "
+			    "memory: dropping the oldest requests",
+			    py->queue_bytes + r->len);
+		py->queue_warned = 1;
+		pyroscope_drop(py, r, "memory queue full");
+	}
+}
+
+/* Move the memory queue, in order, to the spool; what fails stays. */
+static void
+pyroscope_spool_queue(struct pyroscope *py)
+{
+	struct pyroscope_req	*r, *next;
+
+	/* Nothing to keep: do not make a spool directory for nothing. */
+	if (TAILQ_EMPTY(&py->queue))
+		return;
+	pyroscope_spool_open(py);
+	if (py->spool != NULL) {
+		for (r = TAILQ_FIRST(&py->queue); r != NULL; r = next) {
+			next = TAILQ_NEXT(r, entry);
+			if (spool_put(py->spool, r->seq, r->target, r->body,
+			    r->len, r->nprofiles) == -1)
+				continue;
+			TAILQ_REMOVE(&py->queue, r, entry);
+			py->nqueue--;
+			py->queue_bytes -= r->len;
+			pyroscope_req_free(r);
+		}
+	}
+	pyroscope_queue_limit(py);
+}
+
+/* Put a request back in the queue, in seq order (it failed, unspooled). */
+static void
+pyroscope_requeue(struct pyroscope *py, struct pyroscope_req *r)
+{
+	struct pyroscope_req	*q;
+
+	TAILQ_FOREACH(q, &py->queue, entry)
+		if (q->seq > r->seq)
+			break;
+	if (q != NULL)
+		TAILQ_INSERT_BEFORE(q, r, entry);
+	else
+		TAILQ_INSERT_TAIL(&py->queue, r, entry);
+	py->nqueue++;
+	py->queue_bytes += r->len;
+}
+
+/* Keep a request that was not delivered: in the spool, else in memory. */
+static void
+pyroscope_keep(struct pyroscope *py, struct pyroscope_req *r, int spooled)
+{
+	if (spooled) {
+		spool_hold(py->spool, 0);
+		pyroscope_req_free(r);
+		return;
+	}
+	pyroscope_spool_open(py);
+	if (py->spool != NULL && spool_put(py->spool, r->seq, r->target,
+	    r->body, r->len, r->nprofiles) == 0) {
+		pyroscope_req_free(r);
+		return;
+	}
+	pyroscope_requeue(py, r);
+}
+
+/* The oldest request waiting, wherever it is; NULL: none (or unreadable). */
+static struct pyroscope_req *
+pyroscope_next(struct pyroscope *py, int *spooled)
+{
+	struct pyroscope_req	*r, *head;
+	uint64_t		 seq, next;
+
+	for (;;) {
+		head = TAILQ_FIRST(&py->queue);
+		if (py->spool == NULL || spool_oldest(py->spool, &seq) == -1 ||
+		    (head != NULL && head->seq < seq)) {
+			if (head == NULL)
+				return NULL;
+			TAILQ_REMOVE(&py->queue, head, entry);
+			py->nqueue--;
+			py->queue_bytes -= head->len;
+			*spooled = 0;
+			return head;
+		}
+		r = xcalloc(1, sizeof(*r));
+		r->seq = seq;
+		if (spool_read(py->spool, seq, &r->target, &r->body, &r->len,
+		    &r->nprofiles) == 0) {
+			*spooled = 1;
+			return r;
+		}
+		pyroscope_req_free(r);
+		/* Removed as corrupt: try the next; still there: later. */
+		if (spool_oldest(py->spool, &next) == 0 && next == seq)
+			return NULL;
+	}
+}
+
+/* Sending ---------------------------------------------------------------- */
+
+static void
+pyroscope_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct pyroscope	*py = w->data;
+
+	py->backoff = 0;
+	pyroscope_kick(py);
+}
+
+/*
+ * Exponential backoff from backoff_min to backoff_max, with jitter (half
+ * to all of the step) so that many daemons do not come back at once; a
+ * server's Retry-After is honoured when it asks for longer.
+ */
+static double
+pyroscope_delay(struct pyroscope *py, long retry_after)
+{
+	double	 d;
+	int	 n = py->failures > 30 ? 30 : py->failures;
+
+	d = py->pc->backoff_min * ldexp(1.0, n - 1);
+	if (d > py->pc->backoff_max)
+		d = py->pc->backoff_max;
+	d = d / 2 + d / 2 * (arc4random() / 4294967295.0);
+	if (retry_after > PYROSCOPE_RETRY_AFTER_MAX)
+		retry_after = PYROSCOPE_RETRY_AFTER_MAX;
+	if (retry_after > d)
+		d = retry_after;
+	return d;
+}
+
+static void
+pyroscope_retry_later(struct pyroscope *py, double d)
+{
+	ev_timer_set(&py->retry_timer, d, 0.);
+	ev_timer_start(py->loop, &py->retry_timer);
+	py->backoff = 1;
+}
+
+static void
+pyroscope_done_ok(struct pyroscope *py, struct pyroscope_req *r, int spooled)
+{
+	py->st.requests_ok++;
+	py->st.bytes_sent += r->len;
+	py->st.profiles_sent += r->nprofiles;
+	if (py->failures > 0)
+		log_info("pyroscope: %s: delivering again after %d failed "
+		    "attempts", py->pc->url, py->failures);
+	if (py->reject_quiet > 0)
+		log_info("pyroscope: %" PRIu64 " more requests were rejected "
+		    "with HTTP %ld", py->reject_quiet, py->reject_status);
+	py->failures = 0;
+	py->reject_status = 0;
+	py->reject_quiet = 0;
+	py->queue_warned = 0;
+	if (spooled)
+		spool_remove(py->spool, r->seq);
+	pyroscope_req_free(r);
+}
+
+/* Rejected: said once until a request gets through, then counted. */
+static void
+pyroscope_done_rejected(struct pyroscope *py, struct pyroscope_req *r,
+    int spooled, const struct pyroscope_http_result *res)
+{
+	py->st.requests_failed++;
+	if (res->status != py->reject_status) {
+		log_warnx("pyroscope: %s%s: HTTP %ld: %s; dropped %" PRIu32
+		    " profiles", py->pc->url, r->target, res->status,
+		    res->message, r->nprofiles);
+		py->reject_status = res->status;
+	} else {
+		py->reject_quiet++;
+		log_debug("pyroscope: request %" PRIu64 ": HTTP %ld", r->seq,
+		    res->status);
+	}
+	py->failures = 0;
+	if (spooled)
+		spool_remove(py->spool, r->seq);
+	pyroscope_drop(py, r, "rejected");
+}
+
+static void
+pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
+    int spooled, const struct pyroscope_http_result *res)
+{
+	char	*why;
+	double	 d;
+
+	py->st.requests_retry++;
+	py->failures++;
+	if (res->error)
+		why = xstrdup(res->message);
+	else if (res->status >= 300 && res->status < 400)
+		xasprintf(&why, "HTTP %ld: the url redirects%s%s (redirects "
+		    "are not followed: set [pyroscope] url to where it points)",
+		    res->status, res->location != NULL ? " to " : "",
+		    res->location != NULL ? res->location : "");
+	else
+		xasprintf(&why, "HTTP %ld: %s", res->status, res->message);
+	/* It and everything behind it wait on disk from now on. */
+	pyroscope_keep(py, r, spooled);
+	pyroscope_spool_queue(py);
+	if (py->flushing) {
+		log_warnx("pyroscope: %s: %s", py->pc->url, why);
+		py->flush_stop = 1;
+		free(why);
+		return;
+	}
+	d = pyroscope_delay(py, res->retry_after);
+	if (py->failures == 1)
+		log_warnx("pyroscope: %s: %s; retrying in %.1f s, keeping "
+		    "the profiles", py->pc->url, why, d);
+	else
+		log_debug("pyroscope: %s: %s; attempt %d, retrying in %.1f s",
+		    py->pc->url, why, py->failures, d);
+	free(why);
+	pyroscope_retry_later(py, d);
+}
+
+static void
+pyroscope_done_cb(void *arg, const struct pyroscope_http_result *res)
+{
+	struct pyroscope	*py = arg;
+	struct pyroscope_req	*r = py->cur;
+	int			 spooled = py->cur_spooled;
+
+	py->cur = NULL;
+	/*
+	 * A redirect is a misconfigured url, not a rejected profile: kept
+	 * and retried like an outage, so fixing the url delivers them.
+	 */
+	if (!res->error && res->status >= 200 && res->status < 300)
+		pyroscope_done_ok(py, r, spooled);
+	else if (!res->error && res->status != 408 && res->status != 429 &&
+	    (res->status < 300 || res->status >= 400) && res->status < 500)
+		pyroscope_done_rejected(py, r, spooled, res);
+	else {
+		pyroscope_done_retry(py, r, spooled, res);
+		return;
+	}
+	pyroscope_kick(py);
+}
+
+/* Start the next request if nothing is in flight and no retry waits. */
+static void
+pyroscope_kick(struct pyroscope *py)
+{
+	struct pyroscope_req	*r;
+	int			 spooled;
+
+	if (!pyroscope_is_enabled(py) || py->cur != NULL || py->backoff ||
+	    py->flush_stop)
+		return;
+	if ((r = pyroscope_next(py, &spooled)) == NULL) {
+		if (py->spool != NULL &&
+		    spool_oldest(py->spool, &(uint64_t){ 0 }) == 0) {
+			/* Unreadable for now: try again later. */
+			py->failures++;
+			pyroscope_retry_later(py, pyroscope_delay(py, 0));
+		}
+		return;
+	}
+	pyroscope_conf_refresh(py->pc);
+	if (pyroscope_http_post(py->http, py->pc, r->target, r->body,
+	    r->len) == -1) {
+		pyroscope_keep(py, r, spooled);
+		py->failures++;
+		pyroscope_retry_later(py, pyroscope_delay(py, 0));
+		return;
+	}
+	py->cur = r;
+	py->cur_spooled = spooled;
+	if (spooled)
+		spool_hold(py->spool, r->seq);
+	if (py->failures > 0)
+		py->st.retries++;
+	log_debug("pyroscope: sending request %" PRIu64 " (%zu bytes, %"
+	    PRIu32 " profiles%s)", r->seq, r->len, r->nprofiles,
+	    spooled ? ", spooled" : "");
+}
+
+/* The request in flight goes back to wait (at a stop, or turned off). */
+static void
+pyroscope_abort(struct pyroscope *py)
+{
+	struct pyroscope_req	*r = py->cur;
+
+	if (r == NULL)
+		return;
+	pyroscope_http_abort(py->http);
+	py->cur = NULL;
+	pyroscope_keep(py, r, py->cur_spooled);
+}
+
+/* Interface ------------------------------------------------------------- */
+
+struct pyroscope *
+pyroscope_create(struct ev_loop *loop, const struct config *conf)
+{
+	struct pyroscope	*py;
+
+	py = xcalloc(1, sizeof(*py));
+	py->loop = loop;
+	py->next_seq = 1;
+	TAILQ_INIT(&py->queue);
+	py->http = pyroscope_http_create(loop, pyroscope_done_cb, py);
+	ev_init(&py->retry_timer, pyroscope_retry_cb);
+	py->retry_timer.data = py;
+	if (pyroscope_configure(py, conf) == -1)
+		log_warnx("pyroscope: not pushing until a reload fixes "
+		    "[pyroscope]");
+	return py;
+}
+
+void
+pyroscope_free(struct pyroscope *py)
+{
+	struct pyroscope_req	*r;
+
+	if (py == NULL)
+		return;
+	pyroscope_http_free(py->http);
+	if (py->cur != NULL && !py->cur_spooled)
+		py->dropped += py->cur->nprofiles;
+	pyroscope_req_free(py->cur);
+	while ((r = TAILQ_FIRST(&py->queue)) != NULL) {
+		TAILQ_REMOVE(&py->queue, r, entry);
+		py->dropped += r->nprofiles;
+		pyroscope_req_free(r);
+	}
+	ev_timer_stop(py->loop, &py->retry_timer);
+	spool_close(py->spool);
+	pyroscope_conf_free(py->pc);
+	free(py);
+}
+
+int
+pyroscope_configure(struct pyroscope *py, const struct config *conf)
+{
+	struct pyroscope_conf	*pc, *old = py->pc;
+	int			 was_on = pyroscope_is_enabled(py), url_changed;
+
+	if ((pc = pyroscope_conf_create(conf)) == NULL)
+		return -1;
+	url_changed = old == NULL || old->url == NULL || pc->url == NULL ||
+	    strcmp(old->url, pc->url) != 0;
+	py->pc = pc;
+	pyroscope_conf_free(old);
+
+	if (!pyroscope_is_enabled(py)) {
+		if (was_on)
+			log_info("pyroscope: push off");
+		/* Nothing is lost: what waits goes to the spool. */
+		pyroscope_abort(py);
+		pyroscope_spool_queue(py);
+		ev_timer_stop(py->loop, &py->retry_timer);
+		py->backoff = 0;
+		return 0;
+	}
+	pyroscope_spool_open(py);
+	if (py->spool != NULL)
+		spool_set_max(py->spool, pc->spool_max);
+	pyroscope_queue_limit(py);
+	if (!was_on)
+		log_info("pyroscope: pushing to %s (%s)", pc->url,
+		    pc->api == PYROSCOPE_API_INGEST ? "ingest" : "push");
+	/* A new server deserves a try now, not at the end of a backoff. */
+	if (url_changed && py->backoff) {
+		ev_timer_stop(py->loop, &py->retry_timer);
+		py->backoff = 0;
+		py->failures = 0;
+	}
+	pyroscope_kick(py);
+	return 0;
+}
+
+void
+pyroscope_round(struct pyroscope *py, const struct config *conf,
+    struct profile *const *profiles, const struct pprof_buf *bufs, size_t n,
+    int64_t start_ns, int64_t end_ns)
+{
+	struct pyroscope_reqs	 q;
+	struct pyroscope_req	*r;
+
+	if (!pyroscope_is_enabled(py) || n == 0)
+		return;
+	TAILQ_INIT(&q);
+	if (py->pc->api == PYROSCOPE_API_INGEST)
+		py->dropped += pyroscope_req_ingest_enc(&q, profiles, bufs, n,
+		    start_ns, end_ns, conf->sample_rate);
+	else
+		py->dropped += pyroscope_req_push_enc(&q, profiles, bufs, n,
+		    py->pc->max_request);
+	while ((r = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, r, entry);
+		r->seq = py->next_seq++;
+		TAILQ_INSERT_TAIL(&py->queue, r, entry);
+		py->nqueue++;
+		py->queue_bytes += r->len;
+	}
+	/*
+	 * While the server is failing, or when too many wait in memory
+	 * behind a slow one, the round waits on disk.  Otherwise it may wait
+	 * in memory even behind spooled ones: the lowest seq goes first.
+	 */
+	if (py->backoff ||
+	    (py->cur != NULL && py->nqueue > PYROSCOPE_QUEUE_MAX))
+		pyroscope_spool_queue(py);
+	pyroscope_kick(py);
+}
+
+/*
+ * Stopping: the loop no longer runs.  Try to deliver for at most
+ * flush_timeout -- unless the server is known to be failing -- then
+ * keep whatever is left in the spool.
+ */
+void
+pyroscope_flush(struct pyroscope *py)
+{
+	struct pyroscope_req	*r;
+	struct spool_stats	 ss;
+
+	if (py == NULL)
+		return;
+	py->flushing = 1;
+	py->flush_stop = 0;
+	if (pyroscope_is_enabled(py) && !py->backoff &&
+	    py->pc->flush_timeout > 0) {
+		pyroscope_kick(py);
+		pyroscope_http_run(py->http, pyroscope_http_now() +
+		    py->pc->flush_timeout);
+		if (py->cur != NULL)
+			log_warnx("pyroscope: %s: no answer within "
+			    "flush_timeout", py->pc->url);
+	}
+	pyroscope_abort(py);
+	pyroscope_spool_queue(py);
+	if (py->nqueue > 0)
+		log_warnx("pyroscope: %zu requests could not be spooled and "
+		    "are lost", py->nqueue);
+	while ((r = TAILQ_FIRST(&py->queue)) != NULL) {
+		TAILQ_REMOVE(&py->queue, r, entry);
+		py->nqueue--;
+		py->queue_bytes -= r->len;
+		pyroscope_drop(py, r, "not spooled at stop");
+	}
+	spool_stats(py->spool, &ss);
+	if (ss.files > 0)
+		log_info("pyroscope: %" PRIu64 " requests (%" PRIu64 " bytes) "
+		    "in the spool %s for later", ss.files, ss.bytes,
+		    spool_dir(py->spool));
+	py->flushing = 0;
+	py->flush_stop = 0;
+}
+
+void
+pyroscope_stats(struct pyroscope *py, struct pyroscope_stats *st)
+{
+	struct spool_stats	 ss;
+
+	*st = py->st;
+	spool_stats(py->spool, &ss);
+	st->queued = py->nqueue + (py->cur != NULL && !py->cur_spooled);
+	st->spool_files = ss.files;
+	st->spool_bytes = ss.bytes;
+	st->dropped_profiles = py->dropped + ss.dropped_profiles;
+}
+
+void
+pyroscope_log_state(struct pyroscope *py)
+{
+	struct pyroscope_stats	 st;
+	const char		*state;
+
+	pyroscope_stats(py, &st);
+	if (!pyroscope_is_enabled(py))
+		state = "off";
+	else if (py->cur != NULL)
+		state = "sending";
+	else if (py->backoff)
+		state = "waiting to retry";
+	else
+		state = "idle";
+	log_info("pyroscope: %s%s%s, %" PRIu64 " requests ok, %" PRIu64
+	    " to retry, %" PRIu64 " rejected, %" PRIu64 " retries, %" PRIu64
+	    " bytes sent, %" PRIu64 " queued, spool %" PRIu64 " files %"
+	    PRIu64 " bytes, %" PRIu64 " profiles dropped", state,
+	    pyroscope_is_enabled(py) ? " to " : "",
+	    pyroscope_is_enabled(py) ? py->pc->url : "", st.requests_ok,
+	    st.requests_retry, st.requests_failed, st.retries, st.bytes_sent,
+	    st.queued, st.spool_files, st.spool_bytes, st.dropped_profiles);
+}

@@ -1,0 +1,287 @@
+/*
+ * The names of a count's stack.  Each stack is rooted at the process's
+ * comm; user frames come first (outermost to innermost), kernel frames
+ * on top of them.  Return addresses are looked up at address - 1, the
+ * call instruction, so a call that ends a function is not named after
+ * the next function.
+ *
+ * A stack named in an earlier round under the same generation of the
+ * process's mappings (or the kernel's symbols) gets the names it had
+ * then (src/stacknames.c); else it is named frame by frame
+ * (src/collect_frame.c) and kept, unless a name may change meanwhile.
+ */
+#include <sys/types.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/profile.h"
+#include "collect_frame.h"
+#include "collect_stack.h"
+#include "pids.h"
+#include "python/python.h"
+#include "sym/resolve.h"
+#include "session/session.h"
+#include "stacknames.h"
+#include "sym/symstats.h"
+#include "proc/target.h"
+#include "util/xmalloc.h"
+
+#define COLLECT_STACK_MAX	(1 + 2 * PROFILE_STACK_DEPTH + 2 + \
+				    PROFILE_PY_DEPTH + 1)
+/* Named stacks unused this many rounds are forgotten. */
+#define COLLECT_STACK_ROUNDS	3
+
+struct collect_stack {
+	struct session		*session;
+	struct resolve		*resolve;
+	struct python		*python;
+	struct symstats		*symstats;	/* names found, per service */
+	struct stacknames	*names;		/* kept across rounds */
+	uint64_t		 names_epoch;	/* of resolve's names */
+	uint32_t		 ids[COLLECT_STACK_MAX];	/* a stack */
+	size_t			 n;
+	uint32_t		 unknown[COLLECT_STACK_MAX];
+	uint32_t		 fids[COLLECT_FRAME_INLINE_MAX]; /* a frame */
+	uint32_t		 comm_id;	/* the last comm interned */
+	uint64_t		 lost;
+};
+
+struct collect_stack *
+collect_stack_create(struct session *session, struct resolve *resolve,
+    struct python *python, struct symstats *symstats)
+{
+	struct collect_stack	*cs;
+
+	cs = xcalloc(1, sizeof(*cs));
+	cs->session = session;
+	cs->resolve = resolve;
+	cs->python = python;
+	cs->symstats = symstats;
+	cs->names = stacknames_create(COLLECT_STACK_ROUNDS, 4 * 32768);
+	cs->names_epoch = resolve_epoch(resolve);
+	return cs;
+}
+
+void
+collect_stack_free(struct collect_stack *cs)
+{
+	if (cs == NULL)
+		return;
+	stacknames_free(cs->names);
+	free(cs);
+}
+
+void
+collect_stack_round_start(struct collect_stack *cs, size_t stacks)
+{
+	if (resolve_epoch(cs->resolve) != cs->names_epoch) {
+		/* Names come out otherwise now: name every stack again. */
+		stacknames_clear(cs->names);
+		cs->names_epoch = resolve_epoch(cs->resolve);
+	}
+	stacknames_configure(cs->names, COLLECT_STACK_ROUNDS, 4 * stacks);
+}
+
+void
+collect_stack_round_end(struct collect_stack *cs)
+{
+	stacknames_round_end(cs->names);
+}
+
+struct stacknames *
+collect_stack_names(struct collect_stack *cs)
+{
+	return cs->names;
+}
+
+uint64_t
+collect_stack_lost(struct collect_stack *cs)
+{
+	return cs->lost;
+}
+
+/* Append a name to the stack being built. */
+static void
+collect_stack_add(struct collect_stack *cs, const char *name)
+{
+	if (cs->n >= COLLECT_STACK_MAX)
+		return;
+	cs->ids[cs->n++] = stacknames_intern(cs->names, name);
+}
+
+static void
+collect_stack_add_cb(const char *name, void *arg)
+{
+	collect_stack_add(arg, name);
+}
+
+/*
+ * A stack's root, the process's comm: most counts of a round are of a
+ * few processes, so the last one interned is checked first.  Its name
+ * says whether the id is still it (names are cleared now and then).
+ */
+static void
+collect_stack_comm(struct collect_stack *cs, const char *comm)
+{
+	if (*comm == '\0' ||
+	    strcmp(stacknames_name(cs->names, cs->comm_id), comm) != 0)
+		cs->comm_id = stacknames_intern(cs->names, comm);
+	cs->ids[cs->n++] = cs->comm_id;
+}
+
+/*
+ * A stack named in an earlier round, of the same generation: its names,
+ * and the frame counts it had then.  1 if it was there.
+ */
+static int
+collect_stack_cached(struct collect_stack *cs, const char *service,
+    uint64_t gen, uint64_t id, int user)
+{
+	const uint32_t	*ids;
+	size_t		 n, nunknown, i, room;
+
+	if ((ids = stacknames_get(cs->names, gen, id, &n, &nunknown)) == NULL)
+		return 0;
+	/* Sampled: the stack store must know, though not read it. */
+	session_stack_touch(cs->session, id);
+	room = COLLECT_STACK_MAX - cs->n;
+	memcpy(cs->ids + cs->n, ids, (n < room ? n : room) * sizeof(*ids));
+	cs->n += n < room ? n : room;
+	if (user) {
+		/* Counted as when it was named: all its frames. */
+		symstats_known(cs->symstats, service, n - nunknown);
+		for (i = 0; i < nunknown; i++)
+			symstats_frame(cs->symstats, service,
+			    stacknames_name(cs->names, ids[n + i]));
+	}
+	return 1;
+}
+
+/* The n frames of a process whose mappings are gone: all unknown. */
+static void
+collect_stack_unknown(struct collect_stack *cs, const char *service,
+    size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		symstats_frame(cs->symstats, service, "[unknown]");
+		collect_stack_add(cs, "[unknown]");
+	}
+}
+
+/*
+ * The frames of a native stack, outermost first, named or found named.
+ * User frames are counted per service, named or not.
+ */
+static void
+collect_stack_native(struct collect_stack *cs, struct pids_proc *proc,
+    uint64_t id, int user)
+{
+	const char	*service;
+	const uint32_t	*ids;
+	const uint64_t	*ip;
+	size_t		 n, i, j, nn, skip, start = cs->n, nunknown = 0;
+	uint64_t	 unstable, known = 0;
+	uint32_t	 flags;
+
+	if (id == 0)
+		return;
+	service = proc->labels != NULL ? proc->labels->service : proc->comm;
+	if ((!user || proc->rp != NULL) && collect_stack_cached(cs, service,
+	    collect_frame_gen(cs->resolve, proc->rp, user), id, user))
+		return;
+	if ((ip = session_stack_get(cs->session, id, &n)) == NULL) {
+		cs->lost++;
+		collect_stack_add(cs, "[lost stack]");
+		return;
+	}
+	if (user && proc->rp == NULL) {
+		collect_stack_unknown(cs, service, n);
+		return;
+	}
+	unstable = resolve_unstable(cs->resolve);
+	/*
+	 * A kernel stack walked from a tracepoint starts in the tracing
+	 * machinery and our own program: not the task's, drop them.
+	 */
+	skip = 0;
+	while (!user && skip < n) {
+		(void)collect_frame_name(cs->names, cs->resolve, NULL, 0,
+		    skip > 0 ? ip[skip] - 1 : ip[skip], &nn, &flags, cs->fids);
+		if (!(flags & COLLECT_FRAME_BPF))
+			break;
+		skip++;
+	}
+	for (i = n; i-- > skip;) {
+		ids = collect_frame_name(cs->names, cs->resolve, proc->rp, user,
+		    i > 0 ? ip[i] - 1 : ip[i], &nn, &flags, cs->fids);
+		for (j = 0; j < nn; j++) {
+			if (cs->n < COLLECT_STACK_MAX)
+				cs->ids[cs->n++] = ids[j];
+			if (!user)
+				continue;
+			if (!(flags & COLLECT_FRAME_UNKNOWN(j))) {
+				known++;
+				continue;
+			}
+			symstats_frame(cs->symstats, service,
+			    stacknames_name(cs->names, ids[j]));
+			if (nunknown < COLLECT_STACK_MAX)
+				cs->unknown[nunknown++] = ids[j];
+		}
+	}
+	if (user)
+		symstats_known(cs->symstats, service, known);
+	if (resolve_unstable(cs->resolve) != unstable ||
+	    cs->n >= COLLECT_STACK_MAX)
+		return;
+	stacknames_put(cs->names, collect_frame_gen(cs->resolve, proc->rp,
+	    user), id, cs->ids + start, cs->n - start, cs->unknown, nunknown);
+}
+
+/*
+ * A Python process's user frames: its Python stack, outermost first,
+ * then the native frames that ran above the interpreter at the sample
+ * (a C extension, libc), innermost last.  Without its Python stack
+ * (a thread that runs no Python), its native stack as any process's.
+ */
+static void
+collect_stack_python(struct collect_stack *cs, struct pids_proc *proc,
+    const struct profile_key *key)
+{
+	const uint64_t	*ip = NULL;
+	size_t		 i, above = 0, nip = 0;
+
+	if (python_stack_names(cs->python, proc->py, key->pystack,
+	    collect_stack_add_cb, cs) == -1) {
+		cs->lost++;
+		collect_stack_add(cs, "[lost python stack]");
+		collect_stack_native(cs, proc, key->ustack, 1);
+		return;
+	}
+	if (key->ustack != 0 && proc->py != NULL && (ip =
+	    session_stack_get(cs->session, key->ustack, &nip)) != NULL)
+		above = python_proc_native_above(cs->python, proc->py, ip,
+		    nip);
+	for (i = above; i-- > 0;)
+		collect_stack_add(cs, proc->rp == NULL ? "[unknown]" :
+		    resolve_user(cs->resolve, proc->rp, i > 0 ? ip[i] - 1 :
+		    ip[i]));
+}
+
+const uint32_t *
+collect_stack_name(struct collect_stack *cs, struct pids_proc *proc,
+    const struct profile_key *key, size_t *n)
+{
+	cs->n = 0;
+	collect_stack_comm(cs, proc->comm);
+	if (key->pystack != 0)
+		collect_stack_python(cs, proc, key);
+	else
+		collect_stack_native(cs, proc, key->ustack, 1);
+	collect_stack_native(cs, proc, key->kstack, 0);
+	*n = cs->n;
+	return cs->ids;
+}

@@ -1,0 +1,217 @@
+/*
+ * The names of stacks, kept across rounds.
+ *
+ * Stack ids are hashes of the frames (bpf/profile.bpf.c), so a stack
+ * id stands for the same addresses in every round.  What those
+ * addresses are named depends on the process's mappings and on the
+ * kernel's symbols: the caller keys each stack by a generation that
+ * changes whenever they change (resolve_proc_gen(), resolve_kernel_gen()
+ * -- a process that execs or maps a library gets a new one), so a stack
+ * is never given the names of another program.  Names that could change
+ * without a new generation (perf maps, addresses in no mapping) are not
+ * kept at all: the caller does not put such stacks.
+ *
+ * A stack is kept from the second time it is named in a round or two
+ * (stacknames_put()).  Frames are kept too, under (generation,
+ * address), from the first time: stack ids rarely repeat where leaf
+ * addresses vary, but return addresses do, so a new stack of known
+ * frames costs a lookup per frame, not a symbol search and an interning
+ * of each name.
+ *
+ * A stack or frame unused for `rounds' rounds is dropped; past `max'
+ * stacks or frames, or STACKNAMES_NAME_BYTES of names, everything is
+ * (names are never freed one by one: their ids must stay valid while a
+ * stack holds them).  The tables are stacknames_tab.c's, the names an
+ * intern.c table.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/intern.h"
+#include "util/log.h"
+#include "stacknames.h"
+#include "stacknames_int.h"
+#include "util/xmalloc.h"
+
+#define STACKNAMES_NAME_BYTES	(32 << 20)	/* all names, then clear */
+/* Stacks put lately: the round, in a byte per hash of their keys. */
+#define STACKNAMES_SEEN_SHIFT	18
+
+struct stacknames {
+	unsigned int		 rounds;
+	size_t			 max;
+	uint64_t		 round;
+
+	struct intern		*names;
+
+	struct stacknames_tab	 stacks;	/* by (gen, stack id) */
+	uint8_t			*seen;		/* round put, low bits */
+	struct stacknames_tab	 frames;	/* by (gen, address) */
+
+	uint64_t		 cleared;
+};
+
+struct stacknames *
+stacknames_create(unsigned int rounds, size_t max)
+{
+	struct stacknames	*sn;
+
+	sn = xcalloc(1, sizeof(*sn));
+	stacknames_configure(sn, rounds, max);
+	sn->names = intern_create();
+	stacknames_tab_init(&sn->stacks);
+	stacknames_tab_init(&sn->frames);
+	sn->seen = xcalloc(1U << STACKNAMES_SEEN_SHIFT, sizeof(*sn->seen));
+	sn->round = 1;
+	return sn;
+}
+
+void
+stacknames_configure(struct stacknames *sn, unsigned int rounds, size_t max)
+{
+	sn->rounds = rounds > 0 ? rounds : 1;
+	sn->max = max > 0 ? max : 1;
+}
+
+void
+stacknames_free(struct stacknames *sn)
+{
+	if (sn == NULL)
+		return;
+	stacknames_tab_free(&sn->stacks);
+	stacknames_tab_free(&sn->frames);
+	intern_free(sn->names);
+	free(sn->seen);
+	free(sn);
+}
+
+uint32_t
+stacknames_intern(struct stacknames *sn, const char *s)
+{
+	return intern_add(sn->names, s);
+}
+
+const char *
+stacknames_name(const struct stacknames *sn, uint32_t id)
+{
+	const char	*s;
+
+	return (s = intern_name(sn->names, id)) != NULL ? s : "";
+}
+
+/* The names, for profile_add_ids(). */
+const struct intern *
+stacknames_names(const struct stacknames *sn)
+{
+	return sn->names;
+}
+
+const uint32_t *
+stacknames_get(struct stacknames *sn, uint64_t gen, uint64_t id, size_t *n,
+    size_t *nextra)
+{
+	return stacknames_tab_get(&sn->stacks, gen, id, sn->round, n, nextra);
+}
+
+/*
+ * Was the stack put before, this round or the last?  Marks it put in
+ * this one.  A byte per hash holds the round, 1 to 255 (0: never),
+ * so that it costs one access; now and then another stack's byte, or
+ * one 255 rounds old, says yes.
+ */
+static int
+stacknames_seen(struct stacknames *sn, uint64_t gen, uint64_t id)
+{
+	uint8_t		*b, now, last;
+	int		 seen;
+
+	now = sn->round % 255 + 1;
+	last = now == 1 ? 255 : now - 1;
+	b = &sn->seen[stacknames_key_hash(gen, id) >>
+	    (64 - STACKNAMES_SEEN_SHIFT)];
+	seen = *b == now || (*b == last && sn->round > 1);
+	*b = now;
+	return seen;
+}
+
+/*
+ * A stack is kept the second time it is put within a round or two: in
+ * a busy round most stacks are never sampled again, and keeping each
+ * costs more than naming it again from its frames' names.
+ */
+void
+stacknames_put(struct stacknames *sn, uint64_t gen, uint64_t id,
+    const uint32_t *ids, size_t n, const uint32_t *extra, size_t nextra)
+{
+	if (id == 0 || !stacknames_seen(sn, gen, id))
+		return;
+	stacknames_tab_put(&sn->stacks, gen, id, sn->round, ids, n, extra,
+	    nextra);
+}
+
+/* A frame's names; its flags are kept as the one extra id. */
+const uint32_t *
+stacknames_frame_get(struct stacknames *sn, uint64_t gen, uint64_t addr,
+    size_t *n, uint32_t *flags)
+{
+	const uint32_t	*ids;
+	size_t		 nextra;
+
+	*flags = 0;
+	ids = stacknames_tab_get(&sn->frames, gen, addr, sn->round, n,
+	    &nextra);
+	if (ids == NULL || nextra != 1)
+		return NULL;
+	*flags = ids[*n];
+	return ids;
+}
+
+void
+stacknames_frame_put(struct stacknames *sn, uint64_t gen, uint64_t addr,
+    const uint32_t *ids, size_t n, uint32_t flags)
+{
+	stacknames_tab_put(&sn->frames, gen, addr, sn->round, ids, n, &flags,
+	    1);
+}
+
+void
+stacknames_clear(struct stacknames *sn)
+{
+	stacknames_tab_clear(&sn->stacks);
+	stacknames_tab_clear(&sn->frames);
+	intern_clear(sn->names);
+	sn->cleared++;
+}
+
+void
+stacknames_round_end(struct stacknames *sn)
+{
+	stacknames_tab_age(&sn->stacks, sn->round, sn->rounds);
+	stacknames_tab_age(&sn->frames, sn->round, sn->rounds);
+	if (sn->stacks.count > sn->max || sn->frames.count > sn->max ||
+	    intern_bytes(sn->names) > STACKNAMES_NAME_BYTES) {
+		log_debug("stacknames: %zu stacks, %zu frames, %zu bytes of "
+		    "names: cleared", sn->stacks.count, sn->frames.count,
+		    intern_bytes(sn->names));
+		stacknames_clear(sn);
+	}
+	sn->round++;
+}
+
+void
+stacknames_stats(const struct stacknames *sn, struct stacknames_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->stacks = sn->stacks.count;
+	st->frames = sn->frames.count;
+	st->names = intern_count(sn->names);
+	st->bytes = stacknames_tab_bytes(&sn->stacks) +
+	    stacknames_tab_bytes(&sn->frames) + intern_bytes(sn->names) +
+	    (1U << STACKNAMES_SEEN_SHIFT) * sizeof(*sn->seen);
+	st->hits = sn->stacks.hits;
+	st->misses = sn->stacks.misses;
+	st->frame_hits = sn->frames.hits;
+	st->frame_misses = sn->frames.misses;
+	st->cleared = sn->cleared;
+}

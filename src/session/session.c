@@ -1,0 +1,541 @@
+/*
+ * The BPF session: the skeleton of bpf/profile.bpf.c from open to
+ * destroy, the per-CPU perf events that drive on-CPU sampling, the
+ * sched_switch program of off-CPU profiling, and the ring buffers of
+ * native stacks and of process events joined to the loop.
+ *
+ * The session is the daemon's only caller of libbpf: session_maps.c
+ * reads and writes the maps for the others (counts, pid config, Python,
+ * thread names), session_stacks.c keeps the native stacks its ring
+ * brings.  libbpf's -errno returns are turned into -1 and errno where
+ * libbpf is called.
+ *
+ * An event is handed on only once the rings are read: an event that
+ * names a stack (SAMPLED, PYSTACK) is sent after the stack, but both
+ * can come while a consume is past the stack ring, so the stack ring is
+ * read again before the events go.  No ring is read from inside another
+ * ring's callback.
+ */
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+
+#include <linux/perf_event.h>
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <ev.h>
+
+#include "bpf/profile.skel.h"
+#include "config.h"
+#include "util/log.h"
+#include "session.h"
+#include "session_int.h"
+#include "session_unwind.h"
+#include "util/xmalloc.h"
+
+/* Events handed on at a time, at most. */
+#define SESSION_EVENTS_BATCH	1024
+
+static int
+session_libbpf_print(enum libbpf_print_level level, const char *fmt,
+    va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_getverbose() < 2)
+		return 0;
+	if (level != LIBBPF_WARN && log_getverbose() < 1)
+		return 0;
+	vlog(level == LIBBPF_WARN ? 4 : 7, fmt, ap);
+	return 0;
+}
+
+/* Parse /sys/devices/system/cpu/online ("0-3,5,7-8"). */
+static int *
+session_online_cpus(int *n)
+{
+	FILE	*f;
+	char	 buf[4096], *p, *end;
+	int	*cpus = NULL, a, b, i;
+
+	*n = 0;
+	if ((f = fopen("/sys/devices/system/cpu/online", "re")) == NULL) {
+		log_warn("open /sys/devices/system/cpu/online");
+		return NULL;
+	}
+	if (fgets(buf, sizeof(buf), f) == NULL) {
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	for (p = buf; *p != '\0' && *p != '\n';) {
+		a = strtol(p, &end, 10);
+		if (end == p || a < 0 || a > 65535)
+			break;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b > 65535)
+				break;
+		}
+		for (i = a; i <= b; i++) {
+			cpus = xreallocarray(cpus, *n + 1, sizeof(*cpus));
+			cpus[(*n)++] = i;
+		}
+		p = end;
+		if (*p == ',')
+			p++;
+	}
+	return cpus;
+}
+
+static void
+session_cpus_close(struct session_cpu *cpus, int n)
+{
+	int	 i;
+
+	if (cpus == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		bpf_link__destroy(cpus[i].link);
+		if (cpus[i].fd != -1)
+			close(cpus[i].fd);
+	}
+	free(cpus);
+}
+
+/* One software cpu-clock event per online CPU, in frequency mode. */
+static struct session_cpu *
+session_cpus_open(struct session *s, long long rate, int *n)
+{
+	struct perf_event_attr	 attr;
+	struct session_cpu	*cpus;
+	int			*online, nonline, i, fd;
+	long			 err;
+
+	if ((online = session_online_cpus(&nonline)) == NULL || nonline == 0) {
+		free(online);
+		log_warnx("no online CPUs found");
+		return NULL;
+	}
+	cpus = xcalloc(nonline, sizeof(*cpus));
+	for (i = 0; i < nonline; i++)
+		cpus[i].fd = -1;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.freq = 1;
+	attr.sample_freq = rate;
+	for (i = 0; i < nonline; i++) {
+		cpus[i].cpu = online[i];
+		fd = syscall(__NR_perf_event_open, &attr, -1, online[i], -1,
+		    PERF_FLAG_FD_CLOEXEC);
+		if (fd == -1) {
+			log_warn("perf_event_open cpu %d", online[i]);
+			goto fail;
+		}
+		cpus[i].fd = fd;
+		cpus[i].link = bpf_program__attach_perf_event(
+		    s->skel->progs.on_cpu_sample, fd);
+		if ((err = libbpf_get_error(cpus[i].link)) != 0) {
+			cpus[i].link = NULL;
+			errno = -err;
+			log_warn("attach on-CPU sampling to cpu %d", online[i]);
+			goto fail;
+		}
+	}
+	free(online);
+	*n = nonline;
+	return cpus;
+
+fail:
+	session_cpus_close(cpus, nonline);
+	free(online);
+	return NULL;
+}
+
+static int
+session_offcpu_attach(struct session *s)
+{
+	struct bpf_program	*prog;
+	long			 err;
+
+	if (s->offcpu_link != NULL)
+		return 0;
+	session_maps_offcpu_forget(s);
+	prog = s->use_btf ? s->skel->progs.offcpu_switch_btf :
+	    s->skel->progs.offcpu_switch_raw;
+	s->offcpu_link = bpf_program__attach(prog);
+	if ((err = libbpf_get_error(s->offcpu_link)) != 0) {
+		s->offcpu_link = NULL;
+		errno = -err;
+		log_warn("attach off-CPU sched_switch program");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+session_offcpu_detach(struct session *s)
+{
+	bpf_link__destroy(s->offcpu_link);
+	s->offcpu_link = NULL;
+}
+
+/* The knobs BPF reads on every event. */
+static void
+session_set_knobs(struct session *s, const struct config *conf)
+{
+	s->skel->bss->collect_kthreads = conf->collect_kthreads;
+	s->skel->bss->collect_idle = conf->collect_idle;
+	/* Thread ids in the counts only when samples are labelled by them. */
+	s->skel->bss->per_thread = conf->label_thread_name;
+	s->skel->data->collect_user = conf->collect_user;
+	s->skel->data->collect_kernel = conf->collect_kernel;
+	s->skel->data->offcpu_states = conf->offcpu_states;
+	s->skel->data->offcpu_min_ns = conf->offcpu_min_block_us * 1000ULL;
+	s->skel->bss->offcpu_max_ns = conf->offcpu_max_block_us * 1000ULL;
+	/* Python frames walked: bpf/pyperf.h. */
+	s->skel->data->py_depth = conf->python_depth;
+	/* Without targets_only, no exec waits for our answer. */
+	s->skel->bss->exec_profiled = !conf->targets_only;
+	session_unwind_knobs(s->skel, conf);
+}
+
+static void
+session_rb_cb(EV_P_ ev_io *w, int revents)
+{
+	struct session	*s = w->data;
+
+	session_drain_events(s);
+}
+
+/* An event: kept until the rings are read. */
+static int
+session_rb_sample(void *ctx, void *data, size_t len)
+{
+	struct session	*s = ctx;
+
+	if (len < sizeof(struct profile_event))
+		return 0;
+	memcpy(&s->events[s->nevents++], data, sizeof(s->events[0]));
+	if (s->nevents < SESSION_EVENTS_BATCH)
+		return 0;
+	/* Read, and stop the consume: these go first. */
+	s->events_full = 1;
+	return -ENOBUFS;
+}
+
+void
+session_drain_events(struct session *s)
+{
+	size_t	 i, n;
+	int	 rv;
+
+	do {
+		s->events_full = 0;
+		if ((rv = ring_buffer__consume(s->rb)) < 0 &&
+		    !s->events_full) {
+			errno = -rv;
+			log_warn("ring buffer");
+		}
+		/* The stacks of the events read, sent after the ring was. */
+		if (s->nevents > 0 &&
+		    (rv = ring_buffer__consume(s->stack_rb)) < 0) {
+			errno = -rv;
+			log_warn("stack ring buffer");
+		}
+		n = s->nevents;
+		s->nevents = 0;
+		for (i = 0; i < n; i++)
+			s->cb(&s->events[i], s->cb_arg);
+	} while (s->events_full);
+}
+
+static struct profile_bpf *
+session_load(const struct config *conf, int use_btf)
+{
+	struct profile_bpf	*skel;
+	long			 rb;
+	uint32_t		 seen;
+	int			 err;
+
+	if ((skel = profile_bpf__open()) == NULL) {
+		log_warn("open BPF skeleton");
+		return NULL;
+	}
+	bpf_map__set_max_entries(skel->maps.pid_config, conf->pid_map_entries);
+	bpf_map__set_max_entries(skel->maps.counts, conf->counts_map_entries);
+	/*
+	 * Native stacks (bpf/profile.bpf.c): a table of the stacks sent
+	 * this round, at most half full with as many, and a ring that
+	 * holds as many of some 64 bytes (a few frames and the header;
+	 * deep stacks are rare), or at least 64 KiB.
+	 */
+	for (seen = 1; seen < 2 * conf->stack_map_entries; seen <<= 1)
+		;
+	bpf_map__set_max_entries(skel->maps.stack_seen, seen);
+	skel->rodata->stack_seen_mask = seen - 1;
+	for (rb = 64 * 1024; rb < conf->stack_map_entries * 64; rb <<= 1)
+		;
+	bpf_map__set_max_entries(skel->maps.stack_rb, rb);
+	bpf_map__set_max_entries(skel->maps.offcpu_start,
+	    conf->offcpu_map_entries);
+	bpf_map__set_max_entries(skel->maps.pystacks,
+	    conf->python_stack_map_entries);
+	/* A ring buffer is a power-of-two number of pages. */
+	for (rb = 4096; rb < conf->ringbuf_kb * 1024; rb <<= 1)
+		;
+	bpf_map__set_max_entries(skel->maps.events, rb);
+	session_unwind_size(skel, conf);
+	bpf_program__set_autoload(skel->progs.offcpu_switch_btf, use_btf);
+	bpf_program__set_autoload(skel->progs.offcpu_switch_raw, !use_btf);
+	if ((err = profile_bpf__load(skel)) != 0) {
+		errno = -err;
+		profile_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+struct session *
+session_open(struct ev_loop *loop, const struct config *conf,
+    session_event_cb cb, void *arg)
+{
+	struct session	*s;
+	long		 err;
+	int		 n;
+
+	libbpf_set_print(session_libbpf_print);
+	if (session_kernel_check() == -1)
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	s->loop = loop;
+	s->cb = cb;
+	s->cb_arg = arg;
+	s->events = xcalloc(SESSION_EVENTS_BATCH, sizeof(*s->events));
+
+	/* tp_btf where the kernel has BTF, else a raw tracepoint. */
+	s->use_btf = 1;
+	if ((s->skel = session_load(conf, 1)) == NULL) {
+		log_debug("tp_btf sched_switch did not load, trying raw_tp");
+		s->use_btf = 0;
+		if ((s->skel = session_load(conf, 0)) == NULL) {
+			log_warn("load BPF programs");
+			goto fail;
+		}
+	}
+	session_set_knobs(s, conf);
+	if ((s->unwind = session_unwind_open(s->skel)) == NULL)
+		goto fail;
+	if ((n = libbpf_num_possible_cpus()) <= 0) {
+		log_warnx("cannot count possible CPUs");
+		goto fail;
+	}
+	s->npossible = n;
+
+	session_stacks_open(s);
+	/*
+	 * Stacks first: a consume reads the rings in the order they were
+	 * added, and an event that names a stack (SAMPLED, PYSTACK) is
+	 * sent after it.
+	 */
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.stack_rb),
+	    session_stacks_rb_cb, s, NULL);
+	if ((err = libbpf_get_error(s->rb)) != 0) {
+		s->rb = NULL;
+		errno = -err;
+		log_warn("stack ring buffer");
+		goto fail;
+	}
+	/*
+	 * The same stack ring again, alone: an event may be read before
+	 * the stack it names when BPF wrote both while the consume was
+	 * past the stack ring, and session_drain_events() then reads it
+	 * again before the event is handed on.
+	 */
+	s->stack_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.stack_rb),
+	    session_stacks_rb_cb, s, NULL);
+	if ((err = libbpf_get_error(s->stack_rb)) != 0) {
+		s->stack_rb = NULL;
+		errno = -err;
+		log_warn("stack ring buffer");
+		goto fail;
+	}
+	if ((err = ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.events),
+	    session_rb_sample, s)) != 0) {
+		errno = -err;
+		log_warn("ring buffer");
+		goto fail;
+	}
+	ev_io_init(&s->rb_ev, session_rb_cb, ring_buffer__epoll_fd(s->rb),
+	    EV_READ);
+	s->rb_ev.data = s;
+	ev_io_start(loop, &s->rb_ev);
+
+	s->exec_link = bpf_program__attach(s->skel->progs.on_exec);
+	if ((err = libbpf_get_error(s->exec_link)) != 0) {
+		s->exec_link = NULL;
+		errno = -err;
+		log_warn("attach sched_process_exec");
+		goto fail;
+	}
+	s->exit_link = bpf_program__attach(s->skel->progs.on_exit);
+	if ((err = libbpf_get_error(s->exit_link)) != 0) {
+		s->exit_link = NULL;
+		errno = -err;
+		log_warn("attach sched_process_exit");
+		goto fail;
+	}
+	if (session_apply(s, conf) == -1)
+		goto fail;
+	return s;
+
+fail:
+	session_close(s);
+	return NULL;
+}
+
+void
+session_close(struct session *s)
+{
+	if (s == NULL)
+		return;
+	session_cpus_close(s->cpus, s->ncpus);
+	session_offcpu_detach(s);
+	bpf_link__destroy(s->exec_link);
+	bpf_link__destroy(s->exit_link);
+	if (s->rb != NULL) {
+		ev_io_stop(s->loop, &s->rb_ev);
+		ring_buffer__free(s->rb);
+	}
+	ring_buffer__free(s->stack_rb);
+	session_unwind_close(s->unwind);
+	profile_bpf__destroy(s->skel);
+	session_stacks_close(s);
+	session_maps_close(s);
+	free(s->events);
+	free(s);
+}
+
+/*
+ * Apply the live keys.  A new sample rate opens the new perf events
+ * before the old ones are closed, so sampling never stops; data already
+ * counted stays in the maps either way.
+ */
+int
+session_apply(struct session *s, const struct config *conf)
+{
+	struct session_cpu	*cpus;
+	int			 n;
+
+	session_set_knobs(s, conf);
+	if (conf->cpu && (s->cpus == NULL || s->rate != conf->sample_rate)) {
+		if ((cpus = session_cpus_open(s, conf->sample_rate, &n)) ==
+		    NULL)
+			return -1;
+		session_cpus_close(s->cpus, s->ncpus);
+		s->cpus = cpus;
+		s->ncpus = n;
+		s->rate = conf->sample_rate;
+	} else if (!conf->cpu && s->cpus != NULL) {
+		session_cpus_close(s->cpus, s->ncpus);
+		s->cpus = NULL;
+		s->ncpus = 0;
+	}
+	if (conf->offcpu) {
+		if (session_offcpu_attach(s) == -1)
+			return -1;
+	} else
+		session_offcpu_detach(s);
+	return 0;
+}
+
+void
+session_stats(struct session *s, uint64_t *stats)
+{
+	uint64_t	*v;
+	__u32		 i;
+	int		 c, fd;
+
+	memset(stats, 0, PROFILE_STAT_MAX * sizeof(*stats));
+	fd = bpf_map__fd(s->skel->maps.stats);
+	v = xcalloc(s->npossible, sizeof(*v));
+	for (i = 0; i < PROFILE_STAT_MAX; i++) {
+		if (bpf_map_lookup_elem(fd, &i, v) != 0)
+			continue;
+		for (c = 0; c < s->npossible; c++)
+			stats[i] += v[c];
+	}
+	free(v);
+}
+
+const char *
+session_stat_name(int stat)
+{
+	static const char *const names[PROFILE_STAT_MAX] = {
+		[PROFILE_STAT_SAMPLES] = "samples",
+		[PROFILE_STAT_COUNTED] = "counted",
+		[PROFILE_STAT_IDLE] = "idle",
+		[PROFILE_STAT_KTHREAD] = "kthread",
+		[PROFILE_STAT_NOT_PROFILED] = "not_profiled",
+		[PROFILE_STAT_UNKNOWN_PID] = "unknown_pid",
+		[PROFILE_STAT_UNKNOWN_DROP] = "unknown_drop",
+		[PROFILE_STAT_PID_MAP_FULL] = "pid_map_full",
+		[PROFILE_STAT_COUNTS_FULL] = "counts_full",
+		[PROFILE_STAT_STACKS_FULL] = "stacks_full",
+		[PROFILE_STAT_USTACK_ERR] = "ustack_err",
+		[PROFILE_STAT_KSTACK_ERR] = "kstack_err",
+		[PROFILE_STAT_RINGBUF_LOST] = "ringbuf_lost",
+		[PROFILE_STAT_EXEC] = "exec",
+		[PROFILE_STAT_EXIT] = "exit",
+		[PROFILE_STAT_OFFCPU_SWITCH] = "offcpu_switch",
+		[PROFILE_STAT_OFFCPU_NS] = "offcpu_ns",
+		[PROFILE_STAT_OFFCPU_START_FULL] = "offcpu_start_full",
+		[PROFILE_STAT_OFFCPU_SHORT] = "offcpu_short",
+		[PROFILE_STAT_OFFCPU_LONG] = "offcpu_long",
+		[PROFILE_STAT_EXITING] = "exiting",
+		[PROFILE_STAT_OFFCPU_PENDING_DROP] = "offcpu_pending_drop",
+		[PROFILE_STAT_PY_STACKS] = "py_stacks",
+		[PROFILE_STAT_PY_NO_THREAD] = "py_no_thread",
+		[PROFILE_STAT_PY_READ_ERR] = "py_read_err",
+		[PROFILE_STAT_PY_TRUNCATED] = "py_truncated",
+		[PROFILE_STAT_PY_STACKS_FULL] = "py_stacks_full",
+	};
+
+	if (stat < 0 || stat >= PROFILE_STAT_MAX || names[stat] == NULL)
+		return "?";
+	return names[stat];
+}
+
+int
+session_ncpus(struct session *s)
+{
+	return s->ncpus;
+}
+
+int
+session_cpu_attached(struct session *s)
+{
+	return s->cpus != NULL;
+}
+
+int
+session_offcpu_attached(struct session *s)
+{
+	return s->offcpu_link != NULL;
+}
+
+struct session_unwind *
+session_unwind(struct session *s)
+{
+	return s->unwind;
+}

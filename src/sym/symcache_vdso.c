@@ -1,0 +1,130 @@
+/*
+ * vDSOs.  A process's vDSO is the kernel's image for its ABI: read from
+ * its memory and compared with ours, which serves when they are the
+ * same (the usual case); another (a process of another ABI) is loaded
+ * from the process's memory and cached by its bytes, kept with it (a
+ * process can write its own vDSO: its claimed build id proves nothing).
+ * When the process's memory cannot be read (it exited, no ptrace
+ * access), a vDSO of our size is taken for ours.
+ */
+#include <sys/types.h>
+#include <sys/auxv.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc/proc_root.h"
+#include "proc/procmaps.h"
+#include "symcache.h"
+#include "symcache_int.h"
+#include "symfile.h"
+#include "util/xmalloc.h"
+
+/* A vDSO is a few pages; a bigger mapping of that name is not read. */
+#define SYMCACHE_VDSO_MAX	(1024 * 1024)
+
+/* Our own vDSO, read once from our memory. */
+static void
+symcache_vdso_self(struct symcache *c)
+{
+	const struct procmaps_entry	*e;
+	struct procmaps			*m;
+	struct symcache_file		*f;
+	unsigned long			 base;
+
+	c->vdso_tried = 1;
+	if ((base = getauxval(AT_SYSINFO_EHDR)) == 0 ||
+	    (m = procmaps_read(getpid())) == NULL)
+		return;
+	if ((e = procmaps_lookup(m, base)) != NULL &&
+	    strcmp(e->path, "[vdso]") == 0 && e->start == base &&
+	    e->end - e->start <= SYMCACHE_VDSO_MAX) {
+		f = symcache_file_new();
+		f->vdso = 1;
+		if (symfile_load_mem(&f->sf, (void *)base,
+		    e->end - e->start) == 0) {
+			c->vdso = f;
+			c->vdso_img = (void *)base;
+			c->vdso_size = e->end - e->start;
+		} else
+			symcache_file_free(f);
+	}
+	procmaps_free(m);
+}
+
+/* FNV-1a of an image, mixed: only a hint, the bytes are compared. */
+static uint64_t
+symcache_vdso_hash(const uint8_t *p, size_t len)
+{
+	uint64_t	 h = 0xcbf29ce484222325ULL;
+	size_t		 i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * A process's vDSO: ours if its image is the same (or, when its memory
+ * cannot be read, of the same size), else read from its memory and
+ * cached by its bytes.  NULL if there is none we can read.
+ */
+struct symcache_file *
+symcache_vdso_get(struct symcache *c, pid_t pid,
+    const struct procmaps_entry *me)
+{
+	struct symcache_alias	*a;
+	struct symcache_file	*f;
+	struct symcache_key	 k;
+	uint64_t		 size = me->end - me->start;
+	void			*buf;
+
+	if (!c->vdso_tried)
+		symcache_vdso_self(c);
+	if (size == 0 || size > SYMCACHE_VDSO_MAX)
+		return NULL;
+	buf = xmalloc(size);
+	if (proc_root_read_mem(pid, me->start, buf, size) == -1) {
+		free(buf);
+		if (c->vdso == NULL || size != c->vdso_size)
+			return NULL;
+		c->vdso->refs++;
+		return c->vdso;
+	}
+	if (c->vdso != NULL && size == c->vdso_size &&
+	    memcmp(buf, c->vdso_img, size) == 0) {
+		free(buf);
+		c->vdso->refs++;
+		return c->vdso;
+	}
+	/* Another image: by its bytes, never by the build id it claims. */
+	memset(&k, 0, sizeof(k));
+	k.kind = SYMCACHE_KEY_VDSO;
+	k.size = size;
+	k.ctx[0] = symcache_vdso_hash(buf, size);
+	if ((a = symcache_index_alias_find(c, &k)) != NULL &&
+	    a->file->img_len == size && memcmp(a->file->img, buf, size) == 0) {
+		free(buf);
+		c->hits++;
+		return symcache_ref(c, a->file);
+	}
+	f = symcache_file_new();
+	if (symfile_load_mem(&f->sf, buf, size) == -1) {
+		free(buf);
+		return f;
+	}
+	c->misses++;
+	if (a != NULL) {
+		/* Another image of the same hash: not cached. */
+		free(buf);
+		return f;
+	}
+	f->img = buf;
+	f->img_len = size;
+	symcache_insert(c, f, &k);
+	return f;
+}
