@@ -8,6 +8,19 @@
  *
  * Every tracepoint is attached as a raw or BTF tracepoint: neither needs
  * tracefs mounted, and neither needs kprobes, which this kernel lacks.
+ *
+ * A pid seen for the first time gets an UNKNOWN placeholder in the pid
+ * config map and one request to userspace; pids that are not profiled
+ * cost no stack walk.  Stacks are stored under a 64-bit hash of their
+ * frames rather than in a stack-trace map, so a bucket collision can
+ * never drop a sample or give it another stack's frames.  A stack goes
+ * to userspace through a ring buffer of its own, once a round: a table
+ * tagged with the round's generation says which were sent, so a round
+ * takes its stacks without a system call per stack.  Exec and exit
+ * events that need no answer, and stacks, do not wake the daemon until
+ * a quarter of their ring buffer is full; each round reads them first.
+ * User stacks are walked with unwind tables (unwind.bpf.h), Python
+ * frames by pyperf.h.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
