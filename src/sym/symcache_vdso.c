@@ -20,6 +20,7 @@
 #include "symcache.h"
 #include "symcache_int.h"
 #include "symfile.h"
+#include "util/hash.h"
 #include "util/xmalloc.h"
 
 /* A vDSO is a few pages; a bigger mapping of that name is not read. */
@@ -52,20 +53,6 @@ symcache_vdso_self(struct symcache *c)
 			symcache_file_free(f);
 	}
 	procmaps_free(m);
-}
-
-/* FNV-1a of an image, mixed: only a hint, the bytes are compared. */
-static uint64_t
-symcache_vdso_hash(const uint8_t *p, size_t len)
-{
-	uint64_t	 h = 0xcbf29ce484222325ULL;
-	size_t		 i;
-
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
 }
 
 /*
@@ -105,7 +92,7 @@ symcache_vdso_get(struct symcache *c, pid_t pid,
 	memset(&k, 0, sizeof(k));
 	k.kind = SYMCACHE_KEY_VDSO;
 	k.size = size;
-	k.ctx[0] = symcache_vdso_hash(buf, size);
+	k.ctx[0] = hash_bytes(buf, size);	/* a hint: bytes compared */
 	if ((a = symcache_index_alias_find(c, &k)) != NULL &&
 	    a->file->img_len == size && memcmp(a->file->img, buf, size) == 0) {
 		free(buf);

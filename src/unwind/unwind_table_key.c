@@ -11,6 +11,7 @@
 
 #include "sym/elf.h"
 #include "unwind_table.h"
+#include "util/hash.h"
 
 /*
  * A file's key, as the symbol cache keys its tables: the build id, else
@@ -40,19 +41,6 @@ unwind_table_key(struct elf_file *ef, const struct stat *sb,
 	return 0;
 }
 
-static uint64_t
-unwind_table_fnv(uint64_t h, const void *buf, size_t len)
-{
-	const uint8_t	*p = buf;
-	size_t		 i;
-
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /* The key of an ELF image in memory: its build id, else its bytes. */
 void
 unwind_table_key_mem(const void *buf, size_t len, struct unwind_table_key *k)
@@ -68,7 +56,7 @@ unwind_table_key_mem(const void *buf, size_t len, struct unwind_table_key *k)
 	elf_file_close(ef);
 	memset(k, 0, sizeof(*k));
 	k->type = UNWIND_TABLE_KEY_CONTENT;
-	h = unwind_table_fnv(0xcbf29ce484222325ULL, buf, len);
+	h = hash_bytes(buf, len);
 	memcpy(k->id, &h, sizeof(h));
 	k->len = sizeof(h);
 	k->size = (int64_t)len;
@@ -77,19 +65,16 @@ unwind_table_key_mem(const void *buf, size_t len, struct unwind_table_key *k)
 uint64_t
 unwind_table_key_hash(const struct unwind_table_key *k)
 {
-	uint64_t	 h = 0xcbf29ce484222325ULL;
+	uint64_t	 h;
 
-	h = unwind_table_fnv(h, &k->type, sizeof(k->type));
+	h = hash_pair(k->type, k->size);
 	if (k->type == UNWIND_TABLE_KEY_INODE) {
-		h = unwind_table_fnv(h, &k->dev, sizeof(k->dev));
-		h = unwind_table_fnv(h, &k->ino, sizeof(k->ino));
-		h = unwind_table_fnv(h, &k->size, sizeof(k->size));
-		h = unwind_table_fnv(h, &k->mtime_sec, sizeof(k->mtime_sec));
-		return unwind_table_fnv(h, &k->mtime_nsec,
-		    sizeof(k->mtime_nsec));
+		h = hash_pair(h, k->dev);
+		h = hash_pair(h, k->ino);
+		h = hash_pair(h, k->mtime_sec);
+		return hash_pair(h, k->mtime_nsec);
 	}
-	h = unwind_table_fnv(h, k->id, k->len);
-	return unwind_table_fnv(h, &k->size, sizeof(k->size));
+	return hash_pair(h, hash_bytes(k->id, k->len));
 }
 
 int
