@@ -4,11 +4,9 @@
  * signalfd, collection rounds through a timerfd, configuration changes
  * through inotify (watch.c), so no handler ever runs asynchronously.
  */
-#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +39,6 @@
 #define EBPFSPY_VERSION	"unknown"
 #endif
 
-#define EBPFSPYD_READY	"R"	/* child to parent: startup done */
 
 
 static void __attribute__((noreturn))
@@ -113,148 +110,6 @@ ebpfspyd_conf_load(struct ebpfspyd *d, const char *path)
 	}
 	ebpfspyd_conf_override(d, conf);
 	return conf;
-}
-
-/*
- * The parent of a daemon that is starting: print what the child reports
- * (its warnings, and why it failed, as "-message" lines) until it says
- * it is ready ("R") or exits.  Its read blocks on purpose: it has
- * nothing else to do.
- */
-static void __attribute__((noreturn))
-ebpfspyd_wait_ready(struct ebpfspyd *d, pid_t pid, int fd)
-{
-	FILE	*f;
-	char	*line = NULL;
-	size_t	 size = 0;
-	ssize_t	 len;
-	int	 status, said = 0;
-
-	if ((f = fdopen(fd, "r")) == NULL) {
-		fprintf(stderr, "ebpfspyd: fdopen: %s\n", strerror(errno));
-		_exit(1);
-	}
-	while ((len = getline(&line, &size, f)) != -1) {
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
-		if (strcmp(line, EBPFSPYD_READY) == 0)
-			_exit(0);
-		if (*line == '-') {
-			fprintf(stderr, "ebpfspyd: %s\n", line + 1);
-			said = 1;
-		}
-	}
-	if (waitpid(pid, &status, 0) == pid && WIFSIGNALED(status))
-		fprintf(stderr, "ebpfspyd: killed by signal %d before it was "
-		    "ready\n", WTERMSIG(status));
-	else if (!said)
-		fprintf(stderr, "ebpfspyd: failed to start, see the system "
-		    "log\n");
-	/* The child locked it, and never wrote it: not a stale one. */
-	if (d->pidfile != NULL)
-		(void)unlink(d->pidfile);
-	_exit(1);
-}
-
-/*
- * Fork; the parent stays until the child reports that it is ready, so
- * that whoever started us (an init script, systemd Type=forking) learns
- * the outcome from the exit status, and why it failed on its terminal.
- */
-static void
-ebpfspyd_daemonize(struct ebpfspyd *d)
-{
-	pid_t	 pid;
-	int	 fds[2], fd;
-
-	if (pipe2(fds, O_CLOEXEC) == -1)
-		fatal("pipe2");
-	if ((pid = fork()) == -1)
-		fatal("fork");
-	if (pid != 0) {
-		close(fds[1]);
-		ebpfspyd_wait_ready(d, pid, fds[0]);
-	}
-
-	close(fds[0]);
-	if (fcntl(fds[1], F_SETFL, O_NONBLOCK) == -1)
-		fatal("fcntl");
-	d->ready_fd = fds[1];
-	log_startfd(d->ready_fd);
-	if (setsid() == -1)
-		fatal("setsid");
-	if (chdir("/") == -1)
-		fatal("chdir /");
-	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
-		fatal("open /dev/null");
-	if (dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1 ||
-	    dup2(fd, STDERR_FILENO) == -1)
-		fatal("dup2");
-	if (fd > STDERR_FILENO)
-		close(fd);
-}
-
-/*
- * The pidfile is locked from start to exit, before anything is loaded:
- * a second ebpfspyd given the same pidfile stops here with a message
- * instead of replacing the file and removing it when it exits.  flock:
- * the lock goes with the open file, so the daemonized child keeps the
- * parent's.  A daemon that exits unlinks the file it holds, so the file
- * locked must still be the one under the name.
- */
-static void
-ebpfspyd_pidfile_lock(struct ebpfspyd *d)
-{
-	struct stat	 sb, sbn;
-	char		 buf[32];
-	ssize_t		 n;
-	int		 fd, tries;
-
-	for (tries = 0; tries < 10; tries++) {
-		fd = open(d->pidfile, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-		    0644);
-		if (fd == -1) {
-			fprintf(stderr, "ebpfspyd: pidfile %s: %s\n",
-			    d->pidfile, strerror(errno));
-			exit(1);
-		}
-		if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-			if (errno != EWOULDBLOCK) {
-				fprintf(stderr, "ebpfspyd: lock pidfile %s: "
-				    "%s\n", d->pidfile, strerror(errno));
-				exit(1);
-			}
-			n = pread(fd, buf, sizeof(buf) - 1, 0);
-			buf[n > 0 ? n : 0] = '\0';
-			buf[strcspn(buf, "\n")] = '\0';
-			fprintf(stderr, "ebpfspyd: another ebpfspyd is running "
-			    "(pid %s, pidfile %s)\n", *buf != '\0' ? buf :
-			    "not written yet", d->pidfile);
-			exit(1);
-		}
-		if (fstat(fd, &sb) == 0 && stat(d->pidfile, &sbn) == 0 &&
-		    sb.st_dev == sbn.st_dev && sb.st_ino == sbn.st_ino) {
-			d->pidfile_fd = fd;
-			return;
-		}
-		close(fd);
-	}
-	fprintf(stderr, "ebpfspyd: pidfile %s keeps being replaced\n",
-	    d->pidfile);
-	exit(1);
-}
-
-/* Written in place once ready; the file was empty until then. */
-static void
-ebpfspyd_pidfile_write(struct ebpfspyd *d)
-{
-	char	buf[32];
-	int	len;
-
-	len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (ftruncate(d->pidfile_fd, 0) == -1 ||
-	    pwrite(d->pidfile_fd, buf, len, 0) != len)
-		fatal("pidfile %s", d->pidfile);
 }
 
 static void
@@ -545,7 +400,7 @@ ebpfspyd_ready(struct ebpfspyd *d)
 	    "%lld s, output %s, pid %ld", types, c->sample_rate,
 	    c->collect_interval, c->output_dir, (long)getpid());
 	if (d->pidfile != NULL)
-		ebpfspyd_pidfile_write(d);
+		ebpfspyd_daemon_pidfile_write(d);
 	if (d->ready_fd != -1) {
 		log_startfd(-1);
 		if (write(d->ready_fd, EBPFSPYD_READY "\n", 2) != 2)
@@ -611,7 +466,7 @@ ebpfspyd_free(struct ebpfspyd *d)
 	session_close(d->session);
 	resolve_free(d->resolve);
 	config_free(d->conf);
-	/* Unlinked while still locked: see ebpfspyd_pidfile_lock(). */
+	/* Unlinked while still locked: see ebpfspyd_daemon_pidfile_lock(). */
 	if (d->pidfile_fd != -1 && unlink(d->pidfile) == -1)
 		log_warn("unlink %s", d->pidfile);
 	if (d->pidfile_fd != -1)
@@ -695,11 +550,11 @@ ebpfspyd_main(int argc, char **argv)
 	}
 	d->conf_path = ebpfspyd_abspath(path);
 	if (d->pidfile != NULL)
-		ebpfspyd_pidfile_lock(d);
+		ebpfspyd_daemon_pidfile_lock(d);
 
 	log_init(foreground, verbose);
 	if (!foreground)
-		ebpfspyd_daemonize(d);
+		ebpfspyd_daemon_fork(d);
 	clock_gettime(CLOCK_MONOTONIC, &d->started);
 	ebpfspyd_check_kernel();
 	ebpfspyd_check_caps(d->conf);

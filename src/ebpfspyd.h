@@ -69,4 +69,13 @@ void	ebpfspyd_check_dirs(const struct config *);
 /* Apply the command line's overrides (-o) to a freshly loaded config. */
 void	ebpfspyd_conf_override(struct ebpfspyd *, struct config *);
 
+#define EBPFSPYD_READY	"R"	/* child to parent: startup done */
+/*
+ * ebpfspyd_daemon.c: detach, with the parent waiting to print how the
+ * start went; the pidfile, locked from start to exit.
+ */
+void	ebpfspyd_daemon_fork(struct ebpfspyd *);
+void	ebpfspyd_daemon_pidfile_lock(struct ebpfspyd *);
+void	ebpfspyd_daemon_pidfile_write(struct ebpfspyd *);
+
 #endif

@@ -24,7 +24,8 @@ EXCEPTIONS = {
     # and every subsystem; it includes nothing of the project.
     "config.h",
 }
-TOP = {"main", "ebpfspyd", "ebpfspyd_check", "reload", "watch", "config", "config_keys"}
+TOP = {"main", "ebpfspyd", "ebpfspyd_check", "ebpfspyd_daemon", "reload",
+       "watch", "config", "config_keys"}
 LIBBPF = re.compile(r"\b(bpf_map_[a-z_]+|bpf_obj_[a-z_]+|ring_buffer__[a-z_]+|"
                     r"bpf_map__[a-z_]+)\s*\(")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
