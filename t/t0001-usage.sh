@@ -38,8 +38,7 @@ test_expect_success 'an operand is a usage error' '
 '
 
 test_expect_success '-V prints the version of the build' '
-	version=$(sed -n "s/^#define PACKAGE_VERSION \"\(.*\)\"$/\1/p" \
-	    "$EBPFSPY_BUILD_DIR/config.h") &&
+	version=$(sed -n "s/^VERSION = //p" "$EBPFSPY_BUILD_DIR/Makefile") &&
 	test -n "$version" &&
 	echo "ebpfspyd $version" >expect &&
 	ebpfspyd -V >out 2>err &&
