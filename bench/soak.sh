@@ -181,8 +181,10 @@ bench_stop ebpfspyd TERM
 
 echo
 awk -v step="$STEP" '
-	{ t[NR] = $1; r[NR] = $2 }
+	# 0: /proc/PID/status could not be read that time; left out.
+	$2 > 0 { n_++; t[n_] = $1; r[n_] = $2 }
 	END {
+		NR = n_
 		lo = -1; hi = 0; n = 0; peak = 0
 		for (i = 1; i <= NR; i++) {
 			if (r[i] > peak) peak = r[i]
@@ -194,7 +196,7 @@ awk -v step="$STEP" '
 		}
 		printf "RSS at start %.1f MB, at 600 s %s, at the end %.1f MB, " \
 		    "peak %.1f MB\n", r[1] * 1.024 / 1000,
-		    (n ? sprintf("%.1f MB", r[int(600 / step) + 1] * 1.024 / 1000) : "-"),
+		    (n ? sprintf("%.1f MB", r[NR - n + 1] * 1.024 / 1000) : "-"),
 		    r[NR] * 1.024 / 1000, peak * 1.024 / 1000
 		if (n < 2) {
 			print "goal (flat within 10% after 600 s, below 40 MB): " \
@@ -205,7 +207,8 @@ awk -v step="$STEP" '
 		printf "after 600 s: %d samples, %.1f to %.1f MB, spread %.1f%%\n",
 		    n, lo * 1.024 / 1000, hi * 1.024 / 1000, flat
 		# A short run can look flat: say how fast it still grows.
-		i = int(600 / step) + 1
+		for (i = 1; i < NR && t[i] < 600; i++)
+			;
 		if (NR > i)
 			printf "growth from 600 s to the end: %+.1f MB in %d s " \
 			    "(%+.2f MB per 10 min)\n",
