@@ -107,7 +107,10 @@ check "systemctl start ebpfspyd" sd systemctl start ebpfspyd
 check "active, its pidfile in /run/ebpfspyd" \
     sd sh -c "systemctl is-active ebpfspyd &&
 	test \$(systemctl show -p MainPID --value ebpfspyd) = \$(cat /run/ebpfspyd/ebpfspyd.pid)"
+# Some seconds of the spinning workload to profile, as t0202 does.
+sleep 3
 check "systemctl reload ebpfspyd" sd systemctl reload ebpfspyd
+sleep 1
 check "systemctl stop ebpfspyd" sd systemctl stop ebpfspyd
 check "its final round wrote the state directory" \
     sh -c "ls /var/lib/ebpfspy/cpu/*/*.pb.gz >/dev/null"
