@@ -21,7 +21,7 @@
 #include "util/log.h"
 #include "pprof.h"
 #include "profile.h"
-#include "profile.pb-c.h"
+#include "profile/profile.pb-c.h"
 #include "util/xmalloc.h"
 
 /* One encoding: the message and the arrays it points into. */

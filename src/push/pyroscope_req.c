@@ -12,7 +12,7 @@
 #include "util/log.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
-#include "push.pb-c.h"
+#include "push/push.pb-c.h"
 #include "pyroscope_req.h"
 #include "util/xmalloc.h"
 
