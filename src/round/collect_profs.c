@@ -18,6 +18,7 @@
 #include "pids.h"
 #include "profile/profile.h"
 #include "proc/target.h"
+#include "util/hash.h"
 #include "util/xmalloc.h"
 
 struct collect_profs_entry {
@@ -71,11 +72,7 @@ collect_profs_free(struct collect_profs *cp)
 static uint64_t
 collect_profs_hash(const char *s, int kind)
 {
-	uint64_t	 h = 1469598103934665603ULL ^ kind;
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	return hash_pair(hash_str(s), kind);
 }
 
 static void
