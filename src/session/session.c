@@ -462,20 +462,8 @@ session_apply(struct session *s, const struct config *conf)
 void
 session_stats(struct session *s, uint64_t *stats)
 {
-	uint64_t	*v;
-	__u32		 i;
-	int		 c, fd;
-
-	memset(stats, 0, PROFILE_STAT_MAX * sizeof(*stats));
-	fd = bpf_map__fd(s->skel->maps.stats);
-	v = xcalloc(s->npossible, sizeof(*v));
-	for (i = 0; i < PROFILE_STAT_MAX; i++) {
-		if (bpf_map_lookup_elem(fd, &i, v) != 0)
-			continue;
-		for (c = 0; c < s->npossible; c++)
-			stats[i] += v[c];
-	}
-	free(v);
+	session_maps_percpu_sum(bpf_map__fd(s->skel->maps.stats), s->npossible,
+	    stats, PROFILE_STAT_MAX);
 }
 
 const char *

@@ -66,5 +66,7 @@ int	session_stacks_rb_cb(void *, void *, size_t);
 /* session_maps.c */
 void	session_maps_close(struct session *);
 void	session_maps_offcpu_forget(struct session *);
+/* n counters of a per-CPU array map, each summed over the CPUs. */
+void	session_maps_percpu_sum(int, int, uint64_t *, uint32_t);
 
 #endif

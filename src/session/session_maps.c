@@ -337,3 +337,21 @@ session_map_entries(struct session *s, enum session_map which, long long max)
 	}
 	return n;
 }
+
+void
+session_maps_percpu_sum(int fd, int npossible, uint64_t *sums, uint32_t n)
+{
+	uint64_t	*v;
+	__u32		 i;
+	int		 c;
+
+	memset(sums, 0, n * sizeof(*sums));
+	v = xcalloc(npossible, sizeof(*v));
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(fd, &i, v) != 0)
+			continue;
+		for (c = 0; c < npossible; c++)
+			sums[i] += v[c];
+	}
+	free(v);
+}

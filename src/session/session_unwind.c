@@ -19,6 +19,7 @@
 #include "bpf/profile.skel.h"
 #include "config.h"
 #include "util/log.h"
+#include "session_int.h"
 #include "session_unwind.h"
 #include "util/xmalloc.h"
 
@@ -172,20 +173,8 @@ session_unwind_procs_max(struct session_unwind *su)
 void
 session_unwind_stats(struct session_unwind *su, uint64_t *stats)
 {
-	uint64_t	*v;
-	__u32		 i;
-	int		 c, fd;
-
-	memset(stats, 0, UNWIND_STAT_MAX * sizeof(*stats));
-	fd = bpf_map__fd(su->skel->maps.uw_stats);
-	v = xcalloc(su->npossible, sizeof(*v));
-	for (i = 0; i < UNWIND_STAT_MAX; i++) {
-		if (bpf_map_lookup_elem(fd, &i, v) != 0)
-			continue;
-		for (c = 0; c < su->npossible; c++)
-			stats[i] += v[c];
-	}
-	free(v);
+	session_maps_percpu_sum(bpf_map__fd(su->skel->maps.uw_stats),
+	    su->npossible, stats, UNWIND_STAT_MAX);
 }
 
 const char *
