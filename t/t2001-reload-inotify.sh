@@ -21,10 +21,13 @@ count_log () {
 	test_cmp count.expect count
 }
 
-# set_rate N: the whole configuration, with sample_rate N.
+# set_rate N: the whole configuration, with sample_rate N.  Nothing is
+# sampled (cpu = no): a daemon that samples is woken by the first
+# sample of every new process on the machine, make -j2's other tests'
+# included, which would count below as wakeups of the watch.
 set_rate () {
 	printf "[daemon]\ncollect_interval = 60\n"
-	printf "[profile]\nsample_rate = %s\n" "$1"
+	printf "[profile]\ncpu = no\nsample_rate = %s\n" "$1"
 }
 
 test_expect_success ROOT,BPF 'setup: start with a configuration' '
@@ -122,7 +125,7 @@ wakeups () {
 test_expect_success ROOT,BPF 'writes to other files there do not wake it' '
 	# 50 writes 20 ms apart by one process: a watch that saw them
 	# would wake the daemon for each.  A few wakeups are its own
-	# (that process exec, sampled, exit).
+	# (its timers).
 	w0=$(wakeups) &&
 	python3 -c "
 import time
