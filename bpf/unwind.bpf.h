@@ -406,7 +406,7 @@ uw_frame(struct uw_walk *w)
 		break;
 	case UNWIND_DEREF:
 		if (bpf_probe_read_user(&cfa, sizeof(cfa), (void *)(w->sp +
-		    row.cfa_off)) != 0) {
+		    (__s16)row.cfa_off)) != 0) {
 			w->flags |= UW_F_READ;
 			return 1;
 		}
