@@ -5,9 +5,10 @@ python3 hashing a big buffer with hashlib (libpython, _hashlib,
 libcrypto: no frame pointers anywhere), xz and gzip compressing a file.
 At least 95% of the samples of each must reach main.  Python is
 profiled natively ([python] enabled = no): the native chain from main
-through the interpreter to libcrypto is what is tested; with the
-Python walker on, the interpreter'"'"'s frames are replaced by Python
-functions (t7004).'
+through the interpreter to libcrypto is what is tested.  With the
+Python walker on, the interpreter'"'"'s frames give way to Python
+functions, and 95% of the samples must show the Python function, then
+_hashlib and libcrypto.'
 . "$(dirname "$0")/test-lib.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
@@ -63,6 +64,31 @@ test_expect_success ROOT,BPF,DEBBINS 'python3: 95% reach main, hashing under the
 	test "$p" -ge 95 &&
 	within_chain p3008 "libcrypto[^;]*" \
 	    "Py_BytesMain;(.*;)?_PyEval_EvalFrameDefault;(.*;)?_hashlib[^;]*;(.*;)?SHA256_Update;"
+'
+
+# With the Python walker on, the interpreter's own frames (main
+# among them) give way to Python functions; the native frames above the
+# innermost one come from the same walk.
+test_expect_success ROOT,BPF,DEBBINS 'python3, Python frames on: _hashlib and libcrypto above hot' '
+	ln -s "$(readlink -f /usr/bin/python3)" q3008 &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 499
+	unwind_table_bytes = 67108864
+	EOF
+	profile_run q3008 -c "
+import hashlib
+def hot(b):
+    for i in range(300):
+        hashlib.sha256(b).digest()
+hot(bytes(range(256)) * (1 << 16))
+" &&
+	all=$(folded_sum "^q3008;" <q3008.folded) &&
+	good=$(folded_sum "^q3008;<module> \\(<string>:6\\);hot \\(<string>:5\\);(.*;)?_hashlib[^;]*;(.*;)?SHA256_Update;libcrypto[^;]*(;|\$)" \
+	    <q3008.folded) &&
+	echo "$good of $all samples: hot, then _hashlib and libcrypto" &&
+	test "$all" -ge 300 &&
+	test $((good * 100)) -ge $((all * 95))
 '
 
 test_expect_success ROOT,BPF,DEBBINS 'xz: 95% reach main, liblzma under lzma_code' '
