@@ -138,6 +138,51 @@ uw_stat_add(__u32 idx, __u64 n)
  * cache set, or -1.
  */
 /*
+ * A walk that met code outside the process's known mappings (a library
+ * dlopen'ed since its maps were read) asks the daemon to read them
+ * again: at once the first time, then after a gap that doubles up to
+ * a minute, so that code no file backs (JIT) does not make it read them
+ * at every sample.
+ */
+#define UW_RESCAN_GAP_NS	10000000ULL
+#define UW_RESCAN_GAP_MAX_NS	64000000000ULL
+
+struct uw_rescan {
+	__u64	next;
+	__u64	gap;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct uw_rescan);
+} uw_rescan SEC(".maps");
+
+static __always_inline void
+uw_rescan_ask(__u32 pid)
+{
+	struct uw_rescan	*r, first = {};
+	__u64			 now = bpf_ktime_get_ns();
+
+	if ((r = bpf_map_lookup_elem(&uw_rescan, &pid)) == NULL) {
+		first.next = now + UW_RESCAN_GAP_NS;
+		first.gap = UW_RESCAN_GAP_NS;
+		/* Another CPU may have asked at the same time. */
+		if (bpf_map_update_elem(&uw_rescan, &pid, &first,
+		    BPF_NOEXIST) != 0)
+			return;
+	} else {
+		if (now < r->next)
+			return;
+		if (r->gap < UW_RESCAN_GAP_MAX_NS)
+			r->gap *= 2;
+		r->next = now + r->gap;
+	}
+	event_send(PROFILE_EVENT_MAPS, pid);
+}
+
+/*
  * The searches run under bpf_loop() of their own: as plain loops, the
  * verifier walked each of their paths in each frame of the walk and
  * gave up at a million instructions.
@@ -195,6 +240,8 @@ uw_map_find(struct uw_walk *w, __u64 pc)
 	s.found = -1;
 	bpf_loop(UW_MAPS_STEPS, uw_maps_cb, &s, 0);
 	if (s.found < 0 || s.found >= UNWIND_PROC_MAPS) {
+		if (!(w->flags & UW_F_NO_MAP))
+			uw_rescan_ask(w->pid);
 		w->flags |= UW_F_NO_MAP;
 		return -1;
 	}
@@ -406,7 +453,7 @@ uw_frame(struct uw_walk *w)
 		break;
 	case UNWIND_DEREF:
 		if (bpf_probe_read_user(&cfa, sizeof(cfa), (void *)(w->sp +
-		    row.cfa_off)) != 0) {
+		    (__s16)row.cfa_off)) != 0) {
 			w->flags |= UW_F_READ;
 			return 1;
 		}

@@ -21,7 +21,8 @@ enum unwind_kind {                       /* struct unwind_row.kind */
     UNWIND_CFA_RSP = 0,     /* CFA = rsp + cfa_off */
     UNWIND_CFA_RBP = 1,     /* CFA = rbp + cfa_off */
     UNWIND_PLT = 2,         /* CFA = rsp + 8 + ((rip & 15) >= 11 ? 8 : 0) */
-    UNWIND_DEREF = 3,       /* CFA = *(rsp + cfa_off) + 8 (OpenSSL realign) */
+    UNWIND_DEREF = 3,       /* CFA = *(rsp + (__s16)cfa_off) + 8 (OpenSSL
+                               realign; the offset may be negative) */
     UNWIND_SIGNAL = 4,      /* signal frame: ucontext at rsp (__restore_rt);
                                rip/rsp/rbp from uc_mcontext */
     UNWIND_STOP = 5,        /* DW_CFA_undefined rip: outermost frame */

@@ -12,6 +12,10 @@
 #   percent PART WHOLE		PART / WHOLE in whole percent
 #   within A B TOL		|A - B| <= TOL
 #   workload_wait PIDFILE	wait until the workload wrote "ready PID"
+#   profile_unwind_config [RATE [UNWIND]]
+#				ebpfspy.conf for native stacks
+#   profile_run COMM ARGS...	./COMM profiled by a daemon of its own,
+#				its stacks in COMM.folded
 
 profile_config () {
 	{
@@ -81,4 +85,30 @@ daemon_state_value () {
 	daemon_wait_log_count '^state: end$' $((n + 1)) &&
 	grep -E -o "$1" "$DAEMON_LOG" | tail -1 | grep -E -o '[0-9]+' |
 	    head -1
+}
+
+# profile_unwind_config [RATE [UNWIND]]: ebpfspy.conf for the tests of
+# native stacks: RATE Hz (499), [profile] unwind = UNWIND (auto), room
+# for the tables of everything else the machine runs (what is tested is
+# the walk, not the eviction of tables), and no Python frames.
+profile_unwind_config () {
+	profile_config <<-EOF
+	[profile]
+	sample_rate = ${1:-499}
+	unwind = ${2:-auto}
+	unwind_table_bytes = 67108864
+	[python]
+	enabled = no
+	EOF
+}
+
+# profile_run COMM ARGS...: ./COMM ARGS... profiled as ebpfspy.conf says
+# by a daemon of its own, so that one round's stacks fit in the stack
+# map; COMM's folded stacks in COMM.folded.
+profile_run () {
+	rm -rf out &&
+	daemon_start -c ebpfspy.conf -o out &&
+	./"$@" >"$1.out" &&
+	daemon_stop &&
+	folded cpu "$1" >"$1.folded"
 }

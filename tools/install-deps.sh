@@ -31,6 +31,7 @@ build="autoconf automake make gcc libc6-dev pkg-config clang llvm bpftool
 	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev
 	libcurl4-openssl-dev liblzma-dev libiberty-dev libjson-c-dev"
 tests="prometheus curl xz-utils g++ nodejs elfutils python3 golang-go gawk
+	linux-perf libssl3
 	binutils groff-base mandoc procps util-linux libcap2-bin
 	libxml2-utils chromium fonts-dejavu-core
 	debhelper dh-autoreconf dpkg-dev fakeroot lintian

@@ -367,6 +367,12 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		    proc->rp != NULL)
 			resolve_proc_refresh(p->resolve, proc->rp);
 		break;
+	case PROFILE_EVENT_MAPS:
+		/* Its stacks run code it mapped since: a dlopen'ed library. */
+		if ((proc = pids_find(p, pid)) != NULL && proc->loaded &&
+		    proc->state == PIDS_ALIVE)
+			pids_load_again(p, proc);
+		break;
 	case PROFILE_EVENT_EXIT:
 		/*
 		 * BPF has deleted its entry already: this event may come a

@@ -53,7 +53,7 @@ struct unwind_cfi_rule {
 
 struct unwind_cfi_state {
 	uint8_t		 cfa_how;	/* CFI_CFA_* in unwind_cfi.c */
-	uint16_t	 deref_off;	/* CFI_CFA_DEREF's rsp offset */
+	uint16_t	 deref_off;	/* CFI_CFA_DEREF's rsp offset, s16 */
 	uint64_t	 cfa_reg;
 	int64_t		 cfa_off;
 	struct unwind_cfi_rule rbp;

@@ -110,11 +110,12 @@ unwind_cfi_run_expr(const uint8_t *p, size_t len, uint16_t *off)
 		return CFI_CFA_UNKNOWN;
 	if (p == end)
 		return n == 160 ? CFI_CFA_SIGNAL : CFI_CFA_UNKNOWN;
+	/* N < 0 too: SHA-512's AVX2 loop keeps rsp at -8 below its own. */
 	if (*p++ != 0x23 ||				/* DW_OP_plus_uconst */
 	    unwind_cfi_uleb(&p, end, &add) == -1 || p != end || add != 8 ||
-	    n < 0 || n > UINT16_MAX)
+	    n < INT16_MIN || n > INT16_MAX)
 		return CFI_CFA_UNKNOWN;
-	*off = (uint16_t)n;
+	*off = (uint16_t)(int16_t)n;
 	return CFI_CFA_DEREF;
 }
 

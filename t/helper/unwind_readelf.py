@@ -111,7 +111,7 @@ def classify(expr):
     if expr == 'DW_OP_breg7 (rsp): 160; DW_OP_deref':
         return 'sig'
     m = DEREF.match(expr)
-    if m and 0 <= int(m.group(1)) <= 65535:
+    if m and -32768 <= int(m.group(1)) <= 32767:
         return 'deref+%d' % int(m.group(1))
     return 'inv'
 

@@ -80,7 +80,7 @@ row_rule(const struct unwind_row *r, char *buf, size_t len)
 		n = snprintf(buf, len, "plt");
 		break;
 	case UNWIND_DEREF:
-		n = snprintf(buf, len, "deref+%u", r->cfa_off);
+		n = snprintf(buf, len, "deref+%d", (int16_t)r->cfa_off);
 		break;
 	case UNWIND_SIGNAL:
 		snprintf(buf, len, "sig");
