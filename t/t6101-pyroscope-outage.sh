@@ -124,8 +124,8 @@ test_expect_success 'SIGTERM during an outage: all pending is in the spool' '
 	driver_stop &&
 	driver_keep &&
 	rounds=$(driver_rounds) &&
-	test "$(driver_stat spool_files)" = "$rounds" &&
-	test "$(spool_files)" = "$rounds" &&
+	test "$(driver_stat spool_files)" = "$((2 * rounds))" &&
+	test "$(spool_files)" = "$((2 * rounds))" &&
 	test "$(driver_stat dropped)" = 0 &&
 	grep "in the spool .*for later" driver.err
 '

@@ -130,7 +130,8 @@ put(struct spool *sp, uint64_t seq, size_t bodylen, uint32_t nprof)
 	body = xmalloc(bodylen + 1);
 	for (i = 0; i < bodylen; i++)
 		body[i] = (unsigned char)(seq * 31 + i);
-	rv = spool_put(sp, seq, target, body, bodylen, nprof);
+	rv = spool_put(sp, seq, target, body, bodylen, nprof,
+	    1700000000 + (int64_t)seq);
 	free(body);
 	return rv;
 }
@@ -143,13 +144,15 @@ check(struct spool *sp, uint64_t seq, size_t bodylen, uint32_t nprof)
 	unsigned char	*body;
 	size_t		 len, i;
 	uint32_t	 n;
+	int64_t		 t;
 	int		 good;
 
-	if (spool_read(sp, seq, &target, &body, &len, &n) == -1)
+	if (spool_read(sp, seq, &target, &body, &len, &n, &t) == -1)
 		return 0;
 	snprintf(want, sizeof(want), "/push?seq=%llu",
 	    (unsigned long long)seq);
-	good = strcmp(target, want) == 0 && len == bodylen && n == nprof;
+	good = strcmp(target, want) == 0 && len == bodylen && n == nprof &&
+	    t == 1700000000 + (int64_t)seq;
 	for (i = 0; good && i < len; i++)
 		good = body[i] == (unsigned char)(seq * 31 + i);
 	free(target);
@@ -288,6 +291,7 @@ test_corrupt(void)
 	unsigned char		*body;
 	size_t			 len;
 	uint32_t		 n;
+	int64_t			 t;
 	int			 fd;
 
 	dir = path_of("corrupt");
@@ -327,7 +331,7 @@ test_corrupt(void)
 	ok(exists("README") && exists("00000000000000zz.req"),
 	    "files that are not ours stay");
 	is_int(oldest(sp), 2, "2 is the oldest indexed");
-	ok(spool_read(sp, 2, &target, &body, &len, &n) == -1,
+	ok(spool_read(sp, 2, &target, &body, &len, &n, &t) == -1,
 	    "the altered one does not read");
 	ok(!exists("0000000000000002.req"), "and is removed");
 	is_int(oldest(sp), 3, "3 is next");
