@@ -279,6 +279,62 @@ assert len(seen) == 8 and set(seen.values()) == {1}, seen
 "
 '
 
+test_expect_success 'above the sample limit: rejected whole by the server' '
+	mock_stop && rm -f mock.rec mock.log && MOCK_PORT=0 &&
+	mock_start --max-samples 100 --max-profile-bytes 20000 &&
+	write_conf <<-\EOF &&
+	max_profile_samples = 0
+	max_profile_bytes = 0
+	EOF
+	driver_start -c push.conf -i 0.2 -r 1 -n 1 -s 300 -t cpu &&
+	driver_wait_exit &&
+	test "$(mock_log_count "samples count limit")" = 1 &&
+	test "$(driver_stat failed)" = 1
+'
+
+test_expect_success 'above max_profile_samples: trimmed, the total kept' '
+	rm -f mock.rec mock.log &&
+	write_conf <<-\EOF &&
+	max_profile_samples = 100
+	EOF
+	driver_start -c push.conf -i 0.2 -r 2 -n 1 -s 300 -t cpu &&
+	driver_wait_exit &&
+	test "$(mock_log_count "\"status\": 200")" = 2 &&
+	test "$(driver_stat trimmed)" = 2 &&
+	test "$(driver_stat trimmed_samples)" = 402 &&
+	grep "svc0: cpu profile of 300 samples.*201 samples merged into one \"\[other\]\" sample" driver.err >said &&
+	test_line_count = 1 said &&
+	python3 -c "
+import json
+period = 10**9 // 97
+for line in open(\"mock.rec\"):
+    s = json.loads(line)[\"series\"][0]
+    assert s[\"samples\"] == 100, s[\"samples\"]
+    assert s[\"total\"] == 300 * 301 // 2 * period, s[\"total\"]
+"
+'
+
+test_expect_success 'above max_profile_bytes: trimmed to fit' '
+	mock_stop && rm -f mock.rec mock.log && MOCK_PORT=0 &&
+	mock_start --max-profile-bytes 20000 &&
+	write_conf <<-\EOF &&
+	max_profile_samples = 0
+	max_profile_bytes = 20000
+	EOF
+	driver_start -c push.conf -i 0.2 -r 1 -n 1 -s 3000 -t cpu &&
+	driver_wait_exit &&
+	test "$(mock_log_count "\"status\": 200")" = 1 &&
+	test "$(driver_stat trimmed)" = 1 &&
+	python3 -c "
+import json
+period = 10**9 // 97
+s = json.loads(open(\"mock.rec\").readline())[\"series\"][0]
+assert 1 < s[\"samples\"] < 3000, s[\"samples\"]
+assert s[\"total\"] == 3000 * 3001 // 2 * period, s[\"total\"]
+print(\"%d samples kept\" % s[\"samples\"])
+"
+'
+
 test_expect_success 'off by default; a reload turns it on' '
 	rm -f mock.rec mock.log &&
 	cat >off.conf <<-EOF &&

@@ -442,7 +442,9 @@ pyroscope_expired(struct pyroscope *py, struct pyroscope_req *r, int spooled)
 	py->expired_warned = 1;
 	if (spooled)
 		spool_remove(py->spool, r->seq);
-	pyroscope_drop(py, r, "older than max_age");
+	log_debug("pyroscope: request %" PRIu64 " dropped: %lld s old",
+	    r->seq, age);
+	pyroscope_req_free(r);
 	return 1;
 }
 

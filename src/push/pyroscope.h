@@ -38,7 +38,7 @@ struct pyroscope_stats {
 	uint64_t	 spool_files;
 	uint64_t	 spool_bytes;
 	uint64_t	 dropped_profiles;	/* rejected, spool full, lost */
-	uint64_t	 expired_profiles;	/* older than max_age */
+	uint64_t	 expired_profiles;	/* older than max_age (apart) */
 	uint64_t	 trimmed_profiles;	/* above the size limits */
 	uint64_t	 trimmed_samples;	/* merged into "[other]" */
 };
