@@ -59,6 +59,7 @@ struct pyroscope {
 	size_t			 nqueue;
 	uint64_t		 queue_bytes;
 	uint64_t		 next_seq;
+	uint64_t		 last_round;	/* its first seq */
 
 	struct pyroscope_reqs	 inflight;
 	size_t			 ninflight;
@@ -648,7 +649,8 @@ pyroscope_round(struct pyroscope *py, const struct config *conf,
 	struct pyroscope_reqs	 q;
 	struct pyroscope_req	*r;
 	struct pprof_buf	*bufs, *own;
-	size_t			 i, behind;
+	size_t			 i;
+	int			 lagging;
 
 	if (!pyroscope_is_enabled(py) || n == 0)
 		return;
@@ -667,8 +669,13 @@ pyroscope_round(struct pyroscope *py, const struct config *conf,
 		free(own[i].buf);
 	free(own);
 	free(bufs);
-	/* Requests of earlier rounds still waiting: the server lags. */
-	behind = py->nqueue;
+	/*
+	 * Requests of the round before the last still waiting in memory:
+	 * the server lags by more than a round.
+	 */
+	lagging = (r = TAILQ_FIRST(&py->queue)) != NULL &&
+	    r->seq < py->last_round && py->ninflight > 0;
+	py->last_round = py->next_seq;
 	while ((r = TAILQ_FIRST(&q)) != NULL) {
 		TAILQ_REMOVE(&q, r, entry);
 		r->seq = py->next_seq++;
@@ -677,12 +684,11 @@ pyroscope_round(struct pyroscope *py, const struct config *conf,
 		py->queue_bytes += r->len;
 	}
 	/*
-	 * While the server is failing, or when a round finds the last one
-	 * still waiting in memory behind a slow server, the rounds wait on
-	 * disk.  Otherwise they may wait in memory even behind spooled ones:
-	 * the lowest seq goes first.
+	 * While the server is failing, or lagging, the rounds wait on disk.
+	 * Otherwise they may wait in memory even behind spooled ones: the
+	 * lowest seq goes first.
 	 */
-	if (py->backoff || (behind > 0 && py->ninflight > 0))
+	if (py->backoff || lagging)
 		pyroscope_spool_queue(py);
 	pyroscope_kick(py);
 }
