@@ -632,7 +632,10 @@ spool_read(struct spool *sp, uint64_t seq, char **target,
 	*body = b;
 	*len = blen;
 	*nprofiles = spool_get32(h + 12);
+	/* A version 1 file has no time: it was written after its profiles. */
 	*time = spool_get32(h + 28);
+	if (*time == 0)
+		*time = sb.st_mtime;
 	return 0;
 }
 

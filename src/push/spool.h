@@ -50,8 +50,10 @@ int		 spool_oldest(const struct spool *, uint64_t *);
 /* The highest seq in the spool, 0 when empty. */
 uint64_t	 spool_last_seq(const struct spool *);
 /*
- * Read request seq.  On success *target and *body are the caller's to
- * free.  -1 when it is missing or corrupt (then removed and counted).
+ * Read request seq: its target, body, profiles and their time (a file
+ * of version 1 has none: its modification time).  On success *target
+ * and *body are the caller's to free.  -1 when it is missing or corrupt
+ * (then removed and counted).
  */
 int		 spool_read(struct spool *, uint64_t, char **,
 		    unsigned char **, size_t *, uint32_t *, int64_t *);
