@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "push/spool.h"
 #include "util/xmalloc.h"
 #include "tap.h"
@@ -355,6 +357,47 @@ test_corrupt(void)
 	spool_close(NULL);
 }
 
+/* A file a daemon of spool version 1 left: read, its time its mtime. */
+static void
+test_version1(void)
+{
+	struct spool	*sp;
+	struct timespec	 ts[2] = { { 1700000123, 0 }, { 1700000123, 0 } };
+	unsigned char	 f[HDR + 6], *body;
+	char		*p, *target;
+	size_t		 len;
+	uint32_t	 n, crc;
+	int64_t		 t;
+
+	dir = path_of("v1");
+	sp = spool_open(dir, 1 << 20);
+	spool_close(sp);
+	memset(f, 0, sizeof(f));
+	memcpy(f, "EBSPOOL1", 8);
+	f[8] = 2;			/* target "/x" */
+	f[12] = 4;			/* profiles */
+	f[16] = 4;			/* body "body" */
+	memcpy(f + HDR, "/xbody", 6);
+	crc = crc32(crc32(0L, Z_NULL, 0), f + HDR, 6);
+	f[24] = crc;
+	f[25] = crc >> 8;
+	f[26] = crc >> 16;
+	f[27] = crc >> 24;
+	write_file("0000000000000001.req", f, sizeof(f));
+	p = path_of("0000000000000001.req");
+	ok(utimensat(AT_FDCWD, p, ts, 0) == 0, "a version 1 file, dated");
+	free(p);
+	sp = spool_open(dir, 1 << 20);
+	ok(spool_read(sp, 1, &target, &body, &len, &n, &t) == 0 &&
+	    strcmp(target, "/x") == 0 && len == 4 && n == 4,
+	    "version 1 reads");
+	is_int(t, 1700000123, "its time is its modification time");
+	free(target);
+	free(body);
+	spool_close(sp);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -370,6 +413,8 @@ main(void)
 	test_limit();
 	dir = tmpdir;
 	test_corrupt();
+	dir = tmpdir;
+	test_version1();
 	xasprintf(&cmd, "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)
 		diag("cannot remove the scratch directory");
