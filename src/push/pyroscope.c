@@ -394,7 +394,8 @@ pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
 }
 
 static void
-pyroscope_done_cb(void *arg, void *rarg, const struct pyroscope_http_result *res)
+pyroscope_done_cb(void *arg, void *rarg,
+    const struct pyroscope_http_result *res)
 {
 	struct pyroscope	*py = arg;
 	struct pyroscope_req	*r = rarg;

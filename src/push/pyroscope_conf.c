@@ -271,8 +271,8 @@ pyroscope_conf_label_add(struct config *conf, const char *name,
 	if (*value == '\0')
 		return "empty value";
 	if (strlen(value) > PYROSCOPE_LABEL_VALUE_MAX)
-		return "value longer than " PYROSCOPE_STR(PYROSCOPE_LABEL_VALUE_MAX)
-		    " bytes";
+		return "value longer than "
+		    PYROSCOPE_STR(PYROSCOPE_LABEL_VALUE_MAX) " bytes";
 	if (n >= PYROSCOPE_GLOBALS_MAX)
 		return "too many labels (at most "
 		    PYROSCOPE_STR(PYROSCOPE_GLOBALS_MAX) ")";

@@ -421,14 +421,16 @@ test_trim(void)
 	struct profile			*p;
 	struct pprof_buf		 in, out;
 	size_t				 n;
-	uint64_t			 total;
+	uint64_t			 total, want;
 	int				 other;
 
-	/* 200 stacks of values 1 .. 200: total 20100. */
+	/* 200 stacks of values 1 .. 200 (times the 10 ms period). */
+	want = 20100 * 10000000ULL;
 	p = mkprofile(PROFILE_TYPE_CPU, "big", 200);
 	ok(pprof_encode(p, &in.buf, &in.len) == 0, "encode 200 stacks");
 	ok(pprof_count(&in, &n, &total, &other) == 1 && n == 200 &&
-	    total == 20100 * 10000000ULL && !other, "200 samples, 20100, ISIZE is the size");
+	    total == want && !other, "200 samples, their total, ISIZE is "
+	    "the size");
 	is_int(pyroscope_trim(p, &in, 0, 200, &out, &res), 0,
 	    "at the sample limit: untouched");
 	is_int(pyroscope_trim(p, &in, pyroscope_trim_size(&in), 0, &out,
@@ -440,14 +442,14 @@ test_trim(void)
 	    "(%zu, %zu)", res.samples, res.merged);
 	n = 0;
 	ok(pprof_count(&out, &n, &total, &other) == 1 && n == 50 &&
-	    total == 20100 * 10000000ULL && other, "50 samples, one [other], the same "
+	    total == want && other, "50 samples, one [other], the same "
 	    "total (%zu, %llu)", n, (unsigned long long)total);
 	free(out.buf);
 
 	is_int(pyroscope_trim(p, &in, res.bytes / 2, 0, &out, &res), 1,
 	    "above half its size: trimmed");
 	ok(res.new_bytes <= res.bytes / 2 && res.merged > 0 &&
-	    pprof_count(&out, &n, &total, &other) == 1 && total == 20100 * 10000000ULL &&
+	    pprof_count(&out, &n, &total, &other) == 1 && total == want &&
 	    n == 200 - res.merged + 1, "within the bytes (%zu of %zu), the "
 	    "same total", res.new_bytes, res.bytes);
 	free(out.buf);
