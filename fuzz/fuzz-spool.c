@@ -56,6 +56,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	char			*target;
 	uint64_t		 seq, blen;
 	uint32_t		 tlen, np;
+	int64_t			 t;
 	size_t			 flen, blenz;
 	uLong			 crc;
 	int			 how;
@@ -92,7 +93,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	if ((sp = spool_open(fuzz_spool, maxes[(how >> 2) & 3])) == NULL)
 		abort();
 	while (spool_oldest(sp, &seq) == 0) {
-		if (spool_read(sp, seq, &target, &body, &blenz, &np) == 0) {
+		if (spool_read(sp, seq, &target, &body, &blenz, &np, &t) == 0) {
 			if (strlen(target) == 0)
 				abort();
 			free(target);
@@ -101,7 +102,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		spool_remove(sp, seq);
 	}
 	/* A new request beside what was found: the size limit holds. */
-	spool_put(sp, spool_last_seq(sp) + 1, "/ingest?name=x", "body", 4, 1);
+	spool_put(sp, spool_last_seq(sp) + 1, "/ingest?name=x", "body", 4, 1,
+	    1700000000);
 	spool_set_max(sp, 10);
 	spool_stats(sp, &st);
 	spool_close(sp);

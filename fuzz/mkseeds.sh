@@ -157,19 +157,21 @@ PYEOF
 python3 - "$out/spool" <<'PYEOF'
 import gzip, os, struct, sys, zlib
 os.makedirs(sys.argv[1], exist_ok=True)
-def req(target, body, nprof):
+def req(target, body, nprof, when=1700000000):
     t = target.encode()
     crc = zlib.crc32(body, zlib.crc32(t))
-    return (b'EBSPOOL1' + struct.pack('<IIQII', len(t), nprof, len(body),
-            crc, 0) + t + body)
+    return (b'EBSPOOL2' + struct.pack('<IIQII', len(t), nprof, len(body),
+            crc, when) + t + body)
 push = req('/push.v1.PusherService/Push',
            gzip.compress(b'\x0a\x10' + b'service_name=web' * 4, mtime=0), 3)
-ingest = req('/ingest?name=web.cpu%7Benv%3Dprod%7D&from=1700000000'
+ingest = req('/ingest?name=web%7Benv%3Dprod%7D&from=1700000000'
              '&until=1700000015&spyName=ebpfspy&format=pprof',
              gzip.compress(b'fake pprof', mtime=0), 1)
 for name, how, data in (('push', 0, push), ('ingest', 0, ingest),
                         ('push-fixed', 3, push), ('empty-body', 0,
-                        req('/ingest?name=x', b'', 0))):
+                        req('/ingest?name=x', b'', 0)),
+                       ('version-1', 0, b'EBSPOOL1' + req('/ingest?name=x',
+                        b'x', 1, 0)[8:])):
     open(os.path.join(sys.argv[1], name), 'wb').write(bytes([how]) + data)
 PYEOF
 

@@ -22,6 +22,7 @@
 #include "config.h"
 #include "util/log.h"
 #include "proc/target.h"
+#include "push/pyroscope.h"
 #include "util/xmalloc.h"
 
 #define CONFIG_LINE_MAX		4096	/* inih's buffer, set below */
@@ -310,6 +311,13 @@ config_handler(void *arg, const char *section, const char *name,
 			config_error(p, section, name, "%s", msg);
 		return 1;
 	}
+	if (strcmp(section, "pyroscope") == 0 &&
+	    strncmp(name, "label.", 6) == 0) {
+		msg = pyroscope_conf_label_add(p->conf, name + 6, value);
+		if (msg != NULL)
+			config_error(p, section, name, "%s", msg);
+		return 1;
+	}
 	if ((k = config_key_lookup(section, name, &idx)) == NULL) {
 		config_error(p, section, name, "unknown key");
 		return 1;
@@ -423,6 +431,7 @@ config_free(struct config *conf)
 			free(*(char **)((char *)conf + k->off));
 	}
 	target_conf_free(conf);
+	pyroscope_conf_labels_free(conf);
 	free(conf->path);
 	free(conf);
 }
@@ -485,6 +494,10 @@ config_dump(const struct config *conf, FILE *f)
 		config_value(k, conf, buf, sizeof(buf));
 		fprintf(f, "%s = %s\t; %s, %s\n", k->name, buf, k->help,
 		    k->reload == CONFIG_LIVE ? "live" : "restart");
+		if (config_key_at(i + 1) == NULL ||
+		    strcmp(config_key_at(i + 1)->section, k->section) != 0)
+			if (strcmp(k->section, "pyroscope") == 0)
+				pyroscope_conf_labels_dump(conf, f);
 	}
 	target_conf_dump(conf, f);
 }

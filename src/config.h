@@ -140,8 +140,16 @@ struct config {
 	long long	 pyroscope_spool_max_bytes;
 	long long	 pyroscope_backoff_min;	/* seconds */
 	long long	 pyroscope_backoff_max;	/* seconds */
-	long long	 pyroscope_max_request_bytes;
+	long long	 pyroscope_max_request_bytes; /* obsolete, ignored */
 	long long	 pyroscope_flush_timeout; /* seconds */
+	long long	 pyroscope_max_inflight;
+	long long	 pyroscope_max_age;	/* seconds; 0: no limit */
+	long long	 pyroscope_max_profile_bytes;	/* 0: no limit */
+	long long	 pyroscope_max_profile_samples;	/* 0: no limit */
+	/* label.NAME = VALUE lines of [pyroscope] (pyroscope_conf.c) */
+	char		**pyroscope_label_names;
+	char		**pyroscope_label_values;
+	size_t		 pyroscope_nlabels;
 
 	/* [targets] and the [target "name"] sections (src/target.c) */
 	int		 targets_only;

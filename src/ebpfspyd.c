@@ -427,6 +427,9 @@ ebpfspyd_push_cb(struct metrics_push *mp, void *arg)
 	mp->retries = st.retries;
 	mp->spool_bytes = st.spool_bytes;
 	mp->spool_dropped = st.dropped_profiles;
+	mp->expired = st.expired_profiles;
+	mp->trimmed = st.trimmed_profiles;
+	mp->trimmed_samples = st.trimmed_samples;
 }
 
 /* What /metrics and /debug/state show of the daemon, at each request. */

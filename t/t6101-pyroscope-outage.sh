@@ -124,8 +124,8 @@ test_expect_success 'SIGTERM during an outage: all pending is in the spool' '
 	driver_stop &&
 	driver_keep &&
 	rounds=$(driver_rounds) &&
-	test "$(driver_stat spool_files)" = "$rounds" &&
-	test "$(spool_files)" = "$rounds" &&
+	test "$(driver_stat spool_files)" = "$((2 * rounds))" &&
+	test "$(spool_files)" = "$((2 * rounds))" &&
 	test "$(driver_stat dropped)" = 0 &&
 	grep "in the spool .*for later" driver.err
 '
@@ -222,6 +222,44 @@ test_expect_success 'a server that answers after 20 s does not hold rounds' '
 	echo "$during rounds before the first answer" &&
 	test $during -ge 10 &&
 	check_all_once svc0
+'
+
+# The mock refuses profiles older than 3 s (the server's reject-older-than,
+# 1 h by default): without max_age the replay after a longer outage is
+# refused; with max_age = 2 the old ones are dropped before and counted.
+age_outage () {
+	rm -f mock.rec mock.log spool/*.req &&
+	write_conf <<-EOF &&
+	max_age = $1
+	EOF
+	mock_ctl "status 503" &&
+	driver_start -c push.conf -i 0.3 -n 1 -p old -t cpu &&
+	wait_until "test \$(driver_rounds) -ge 16" &&
+	mock_ctl &&
+	wait_until "test \$(spool_files) = 0" &&
+	n=$(driver_rounds) &&
+	wait_until "test \$(driver_rounds) -ge $((n + 2))" &&
+	driver_stop
+}
+
+test_expect_success 'after a long outage the server refuses the oldest' '
+	mock_stop && MOCK_PORT=0 &&
+	mock_start --reject-older-than 3 &&
+	age_outage 0 &&
+	test "$(mock_log_count "outside of ingestion window")" -ge 3 &&
+	test "$(driver_stat expired)" = 0
+'
+
+test_expect_success 'max_age: profiles too old are dropped, counted, said once' '
+	age_outage 2 &&
+	test "$(mock_log_count "outside of ingestion window")" = 0 &&
+	expired=$(driver_stat expired) &&
+	echo "$expired expired" &&
+	test "$expired" -ge 3 &&
+	test "$(driver_stat failed)" = 0 &&
+	test "$(( $(driver_stat ok) + expired ))" = "$(driver_rounds)" &&
+	grep "dropping profiles older than max_age (2 s" driver.err >said &&
+	test_line_count = 1 said
 '
 
 test_expect_success 'stop the mock' '

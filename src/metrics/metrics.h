@@ -53,6 +53,9 @@ struct metrics_push {
 	uint64_t	 retries;
 	uint64_t	 spool_bytes;		/* on disk now */
 	uint64_t	 spool_dropped;		/* profiles the spool lost */
+	uint64_t	 expired;		/* older than max_age */
+	uint64_t	 trimmed;		/* profiles cut to size */
+	uint64_t	 trimmed_samples;	/* merged into [other] */
 };
 typedef void	(*metrics_push_cb)(struct metrics_push *, void *);
 

@@ -363,6 +363,13 @@ metrics_prom_push(FILE *f, const struct metrics_push *mp)
 	    "Profiles waiting in the spool, in bytes.", mp->spool_bytes);
 	metrics_prom_counter(f, "ebpfspy_spool_dropped_profiles_total",
 	    "Profiles the full spool dropped.", mp->spool_dropped);
+	metrics_prom_counter(f, "ebpfspy_push_expired_profiles_total",
+	    "Profiles dropped as older than [pyroscope] max_age.",
+	    mp->expired);
+	metrics_prom_counter(f, "ebpfspy_push_trimmed_profiles_total",
+	    "Profiles trimmed to the server's size limits.", mp->trimmed);
+	metrics_prom_counter(f, "ebpfspy_push_trimmed_samples_total",
+	    "Samples merged into [other] by trimming.", mp->trimmed_samples);
 }
 
 /* Unwind tables (src/unwind_maps.c) and how walks with them ended. */

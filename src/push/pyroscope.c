@@ -1,18 +1,27 @@
 /*
- * The Pyroscope sink.  Requests go out one at a time, through
- * pyroscope_http.c (libcurl's multi interface on the daemon's loop), so
- * a slow or dead server never delays a collection round.
+ * The Pyroscope sink.  Requests go out through pyroscope_http.c
+ * (libcurl's multi interface on the daemon's loop), so a slow or dead
+ * server never delays a collection round.
  *
- * Every request gets a sequence number, and the next one sent is the
+ * A request holds one series (one profile): the server ingests the
+ * series of a request one by one and answers with the error of any, so a
+ * retry of a request of several would count again those it took.  Up to
+ * [pyroscope] max_inflight requests are in flight at once, never two of
+ * the same series, so each series arrives in order.
+ *
+ * Every request gets a sequence number, and the next one started is the
  * lowest of the spool's oldest and the memory queue's head: a newer
- * request is never delivered before an older one, wherever each waits.
- * A request that fails for a reason that may pass (no connection, a
- * timeout, 5xx, 408, 429, a 3xx redirect: the url is to be fixed) goes
- * to the spool with everything queued behind it and is retried with
- * exponential backoff and jitter; while a
- * retry waits, new rounds go to the spool too.  A request the server
- * rejects (another 4xx) is dropped and counted: sending it again would
- * not change the answer.
+ * request is never started before an older one, wherever each waits.
+ * Spooled requests are replayed one at a time, alone on the wire, so
+ * that a failed one is retried before anything newer.  A request that
+ * fails for a reason that may pass (no connection, a timeout, 5xx, 408,
+ * 429, a 3xx redirect: the url is to be fixed) goes to the spool with
+ * everything queued behind it and is retried with exponential backoff
+ * and jitter; while a retry waits, new rounds go to the spool too.  A
+ * request the server rejects (another 4xx) is dropped and counted:
+ * sending it again would not change the answer.  A profile older than
+ * max_age when its turn comes is dropped and counted: the server would
+ * reject it (its reject-older-than), forever.
  */
 #include <sys/queue.h>
 
@@ -21,20 +30,22 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <ev.h>
 
 #include "config.h"
 #include "util/log.h"
+#include "profile/pprof.h"
 #include "profile/profile.h"
 #include "pyroscope.h"
 #include "pyroscope_conf.h"
 #include "pyroscope_http.h"
 #include "pyroscope_req.h"
+#include "pyroscope_trim.h"
 #include "spool.h"
 #include "util/xmalloc.h"
 
-#define PYROSCOPE_QUEUE_MAX	4	/* requests waiting in memory */
 #define PYROSCOPE_RETRY_AFTER_MAX 3600	/* seconds honoured */
 
 struct pyroscope {
@@ -48,9 +59,11 @@ struct pyroscope {
 	size_t			 nqueue;
 	uint64_t		 queue_bytes;
 	uint64_t		 next_seq;
+	uint64_t		 last_round;	/* its first seq */
 
-	struct pyroscope_req	*cur;		/* in flight */
-	int			 cur_spooled;
+	struct pyroscope_reqs	 inflight;
+	size_t			 ninflight;
+	int			 spooled_inflight;	/* one, alone */
 
 	int			 failures;	/* in a row */
 	int			 backoff;	/* retry_timer on */
@@ -59,6 +72,8 @@ struct pyroscope {
 	long			 reject_status;	/* last said */
 	uint64_t		 reject_quiet;	/* not said since */
 	int			 queue_warned;
+	int			 expired_warned;	/* this outage */
+	int			 trim_warned;
 	struct pyroscope_stats	 st;
 	uint64_t		 dropped;	/* not the spool's */
 };
@@ -138,7 +153,7 @@ pyroscope_spool_queue(struct pyroscope *py)
 		for (r = TAILQ_FIRST(&py->queue); r != NULL; r = next) {
 			next = TAILQ_NEXT(r, entry);
 			if (spool_put(py->spool, r->seq, r->target, r->body,
-			    r->len, r->nprofiles) == -1)
+			    r->len, r->nprofiles, r->time) == -1)
 				continue;
 			TAILQ_REMOVE(&py->queue, r, entry);
 			py->nqueue--;
@@ -177,14 +192,32 @@ pyroscope_keep(struct pyroscope *py, struct pyroscope_req *r, int spooled)
 	}
 	pyroscope_spool_open(py);
 	if (py->spool != NULL && spool_put(py->spool, r->seq, r->target,
-	    r->body, r->len, r->nprofiles) == 0) {
+	    r->body, r->len, r->nprofiles, r->time) == 0) {
 		pyroscope_req_free(r);
 		return;
 	}
 	pyroscope_requeue(py, r);
 }
 
-/* The oldest request waiting, wherever it is; NULL: none (or unreadable). */
+/* Is a request of r's series in flight? */
+static int
+pyroscope_is_inflight(struct pyroscope *py, const struct pyroscope_req *r)
+{
+	struct pyroscope_req	*f;
+
+	if (r->series == NULL)
+		return 0;
+	TAILQ_FOREACH(f, &py->inflight, entry)
+		if (f->series != NULL && strcmp(f->series, r->series) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The oldest request waiting, wherever it is, whose series is not in
+ * flight; NULL: none (or unreadable), or it is in the spool and must
+ * wait for the wire to be free.
+ */
 static struct pyroscope_req *
 pyroscope_next(struct pyroscope *py, int *spooled)
 {
@@ -195,6 +228,11 @@ pyroscope_next(struct pyroscope *py, int *spooled)
 		head = TAILQ_FIRST(&py->queue);
 		if (py->spool == NULL || spool_oldest(py->spool, &seq) == -1 ||
 		    (head != NULL && head->seq < seq)) {
+			if (py->spooled_inflight)
+				return NULL;
+			/* Of a series in flight: its turn comes after. */
+			while (head != NULL && pyroscope_is_inflight(py, head))
+				head = TAILQ_NEXT(head, entry);
 			if (head == NULL)
 				return NULL;
 			TAILQ_REMOVE(&py->queue, head, entry);
@@ -203,10 +241,12 @@ pyroscope_next(struct pyroscope *py, int *spooled)
 			*spooled = 0;
 			return head;
 		}
+		if (py->ninflight > 0)
+			return NULL;
 		r = xcalloc(1, sizeof(*r));
 		r->seq = seq;
 		if (spool_read(py->spool, seq, &r->target, &r->body, &r->len,
-		    &r->nprofiles) == 0) {
+		    &r->nprofiles, &r->time) == 0) {
 			*spooled = 1;
 			return r;
 		}
@@ -253,6 +293,7 @@ pyroscope_delay(struct pyroscope *py, long retry_after)
 static void
 pyroscope_retry_later(struct pyroscope *py, double d)
 {
+	ev_timer_stop(py->loop, &py->retry_timer);
 	ev_timer_set(&py->retry_timer, d, 0.);
 	ev_timer_start(py->loop, &py->retry_timer);
 	py->backoff = 1;
@@ -264,6 +305,13 @@ pyroscope_done_ok(struct pyroscope *py, struct pyroscope_req *r, int spooled)
 	py->st.requests_ok++;
 	py->st.bytes_sent += r->len;
 	py->st.profiles_sent += r->nprofiles;
+	if (spooled)
+		spool_remove(py->spool, r->seq);
+	/* One sent with the failed one: the retry still waits. */
+	if (py->backoff) {
+		pyroscope_req_free(r);
+		return;
+	}
 	if (py->failures > 0)
 		log_info("pyroscope: %s: delivering again after %d failed "
 		    "attempts", py->pc->url, py->failures);
@@ -274,8 +322,7 @@ pyroscope_done_ok(struct pyroscope *py, struct pyroscope_req *r, int spooled)
 	py->reject_status = 0;
 	py->reject_quiet = 0;
 	py->queue_warned = 0;
-	if (spooled)
-		spool_remove(py->spool, r->seq);
+	py->expired_warned = 0;
 	pyroscope_req_free(r);
 }
 
@@ -309,7 +356,6 @@ pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
 	double	 d;
 
 	py->st.requests_retry++;
-	py->failures++;
 	if (res->error)
 		why = xstrdup(res->message);
 	else if (res->status >= 300 && res->status < 400)
@@ -323,11 +369,19 @@ pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
 	pyroscope_keep(py, r, spooled);
 	pyroscope_spool_queue(py);
 	if (py->flushing) {
-		log_warnx("pyroscope: %s: %s", py->pc->url, why);
+		if (!py->flush_stop)
+			log_warnx("pyroscope: %s: %s", py->pc->url, why);
 		py->flush_stop = 1;
 		free(why);
 		return;
 	}
+	/* Others of the same burst fail too: one backoff for them all. */
+	if (py->backoff) {
+		log_debug("pyroscope: request %" PRIu64 ": %s", r->seq, why);
+		free(why);
+		return;
+	}
+	py->failures++;
 	d = pyroscope_delay(py, res->retry_after);
 	if (py->failures == 1)
 		log_warnx("pyroscope: %s: %s; retrying in %.1f s, keeping "
@@ -340,13 +394,18 @@ pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
 }
 
 static void
-pyroscope_done_cb(void *arg, const struct pyroscope_http_result *res)
+pyroscope_done_cb(void *arg, void *rarg,
+    const struct pyroscope_http_result *res)
 {
 	struct pyroscope	*py = arg;
-	struct pyroscope_req	*r = py->cur;
-	int			 spooled = py->cur_spooled;
+	struct pyroscope_req	*r = rarg;
+	int			 spooled = r->spooled;
 
-	py->cur = NULL;
+	TAILQ_REMOVE(&py->inflight, r, entry);
+	py->ninflight--;
+	r->xfer = NULL;
+	if (spooled)
+		py->spooled_inflight = 0;
 	/*
 	 * A redirect is a misconfigured url, not a rejected profile: kept
 	 * and retried like an outage, so fixing the url delivers them.
@@ -363,55 +422,92 @@ pyroscope_done_cb(void *arg, const struct pyroscope_http_result *res)
 	pyroscope_kick(py);
 }
 
-/* Start the next request if nothing is in flight and no retry waits. */
+/*
+ * Too old for the server (its reject-older-than): dropped, counted, said
+ * once an outage.  1 if r is gone.
+ */
+static int
+pyroscope_expired(struct pyroscope *py, struct pyroscope_req *r, int spooled)
+{
+	long long	 age;
+
+	if (py->pc->max_age == 0 || r->time <= 0)
+		return 0;
+	age = (long long)time(NULL) - r->time;
+	if (age <= py->pc->max_age)
+		return 0;
+	py->st.expired_profiles += r->nprofiles;
+	if (!py->expired_warned)
+		log_warnx("pyroscope: dropping profiles older than max_age "
+		    "(%lld s; this one %lld s): the server would reject them",
+		    py->pc->max_age, age);
+	py->expired_warned = 1;
+	if (spooled)
+		spool_remove(py->spool, r->seq);
+	log_debug("pyroscope: request %" PRIu64 " dropped: %lld s old",
+	    r->seq, age);
+	pyroscope_req_free(r);
+	return 1;
+}
+
+/* Start requests while there is room on the wire and no retry waits. */
 static void
 pyroscope_kick(struct pyroscope *py)
 {
 	struct pyroscope_req	*r;
 	int			 spooled;
 
-	if (!pyroscope_is_enabled(py) || py->cur != NULL || py->backoff ||
-	    py->flush_stop)
-		return;
-	if ((r = pyroscope_next(py, &spooled)) == NULL) {
-		if (py->spool != NULL &&
-		    spool_oldest(py->spool, &(uint64_t){ 0 }) == 0) {
-			/* Unreadable for now: try again later. */
+	while (pyroscope_is_enabled(py) && !py->backoff && !py->flush_stop &&
+	    py->ninflight < py->pc->max_inflight) {
+		if ((r = pyroscope_next(py, &spooled)) == NULL) {
+			if (py->ninflight == 0 && py->spool != NULL &&
+			    spool_oldest(py->spool, &(uint64_t){ 0 }) == 0) {
+				/* Unreadable for now: try again later. */
+				py->failures++;
+				pyroscope_retry_later(py,
+				    pyroscope_delay(py, 0));
+			}
+			return;
+		}
+		if (pyroscope_expired(py, r, spooled))
+			continue;
+		pyroscope_conf_refresh(py->pc);
+		r->spooled = spooled;
+		if ((r->xfer = pyroscope_http_post(py->http, py->pc, r->target,
+		    r->body, r->len, r)) == NULL) {
+			pyroscope_keep(py, r, spooled);
 			py->failures++;
 			pyroscope_retry_later(py, pyroscope_delay(py, 0));
+			return;
 		}
-		return;
+		TAILQ_INSERT_TAIL(&py->inflight, r, entry);
+		py->ninflight++;
+		if (spooled) {
+			py->spooled_inflight = 1;
+			spool_hold(py->spool, r->seq);
+		}
+		if (py->failures > 0)
+			py->st.retries++;
+		log_debug("pyroscope: sending request %" PRIu64 " (%zu bytes, "
+		    "%" PRIu32 " profiles%s)", r->seq, r->len, r->nprofiles,
+		    spooled ? ", spooled" : "");
 	}
-	pyroscope_conf_refresh(py->pc);
-	if (pyroscope_http_post(py->http, py->pc, r->target, r->body,
-	    r->len) == -1) {
-		pyroscope_keep(py, r, spooled);
-		py->failures++;
-		pyroscope_retry_later(py, pyroscope_delay(py, 0));
-		return;
-	}
-	py->cur = r;
-	py->cur_spooled = spooled;
-	if (spooled)
-		spool_hold(py->spool, r->seq);
-	if (py->failures > 0)
-		py->st.retries++;
-	log_debug("pyroscope: sending request %" PRIu64 " (%zu bytes, %"
-	    PRIu32 " profiles%s)", r->seq, r->len, r->nprofiles,
-	    spooled ? ", spooled" : "");
 }
 
-/* The request in flight goes back to wait (at a stop, or turned off). */
+/* The requests in flight go back to wait (at a stop, or turned off). */
 static void
 pyroscope_abort(struct pyroscope *py)
 {
-	struct pyroscope_req	*r = py->cur;
+	struct pyroscope_req	*r;
 
-	if (r == NULL)
-		return;
-	pyroscope_http_abort(py->http);
-	py->cur = NULL;
-	pyroscope_keep(py, r, py->cur_spooled);
+	while ((r = TAILQ_FIRST(&py->inflight)) != NULL) {
+		TAILQ_REMOVE(&py->inflight, r, entry);
+		py->ninflight--;
+		pyroscope_http_abort(py->http, r->xfer);
+		r->xfer = NULL;
+		pyroscope_keep(py, r, r->spooled);
+	}
+	py->spooled_inflight = 0;
 }
 
 /* Interface ------------------------------------------------------------- */
@@ -425,6 +521,7 @@ pyroscope_create(struct ev_loop *loop, const struct config *conf)
 	py->loop = loop;
 	py->next_seq = 1;
 	TAILQ_INIT(&py->queue);
+	TAILQ_INIT(&py->inflight);
 	py->http = pyroscope_http_create(loop, pyroscope_done_cb, py);
 	ev_init(&py->retry_timer, pyroscope_retry_cb);
 	py->retry_timer.data = py;
@@ -442,9 +539,12 @@ pyroscope_free(struct pyroscope *py)
 	if (py == NULL)
 		return;
 	pyroscope_http_free(py->http);
-	if (py->cur != NULL && !py->cur_spooled)
-		py->dropped += py->cur->nprofiles;
-	pyroscope_req_free(py->cur);
+	while ((r = TAILQ_FIRST(&py->inflight)) != NULL) {
+		TAILQ_REMOVE(&py->inflight, r, entry);
+		if (!r->spooled)
+			py->dropped += r->nprofiles;
+		pyroscope_req_free(r);
+	}
 	while ((r = TAILQ_FIRST(&py->queue)) != NULL) {
 		TAILQ_REMOVE(&py->queue, r, entry);
 		py->dropped += r->nprofiles;
@@ -496,23 +596,87 @@ pyroscope_configure(struct pyroscope *py, const struct config *conf)
 	return 0;
 }
 
+/*
+ * Profiles above the server's limits (max_profile_bytes uncompressed,
+ * max_profile_samples) are trimmed to fit: bufs[i] then points to the
+ * trimmed encoding, kept in own[i] for the caller to free.
+ */
+static void
+pyroscope_trim_round(struct pyroscope *py, struct profile *const *profiles,
+    struct pprof_buf *bufs, struct pprof_buf *own, size_t n)
+{
+	struct pyroscope_trim_result	 t;
+	const char			*svc;
+	size_t				 i;
+
+	for (i = 0; i < n; i++) {
+		if (bufs[i].buf == NULL)
+			continue;
+		switch (pyroscope_trim(profiles[i], &bufs[i],
+		    py->pc->max_profile_bytes, py->pc->max_profile_samples,
+		    &own[i], &t)) {
+		case 0:
+			continue;
+		case -1:
+			/* The server would reject it: counted as dropped. */
+			bufs[i].buf = NULL;
+			continue;
+		}
+		bufs[i] = own[i];
+		py->st.trimmed_profiles++;
+		py->st.trimmed_samples += t.merged;
+		svc = profile_label_get(profiles[i], "service_name");
+		if (!py->trim_warned)
+			log_warnx("pyroscope: %s: %s profile of %zu samples, "
+			    "%zu bytes is above the server's limits "
+			    "(max_profile_samples %zu, max_profile_bytes %zu): "
+			    "%zu samples merged into one \"[other]\" sample, "
+			    "%zu bytes sent", svc != NULL ? svc : "?",
+			    profile_type_name(profile_type(profiles[i])),
+			    t.samples, t.bytes, py->pc->max_profile_samples,
+			    py->pc->max_profile_bytes, t.merged, t.new_bytes);
+		else
+			log_debug("pyroscope: %s: trimmed %zu samples",
+			    svc != NULL ? svc : "?", t.merged);
+		py->trim_warned = 1;
+	}
+}
+
 void
 pyroscope_round(struct pyroscope *py, const struct config *conf,
-    struct profile *const *profiles, const struct pprof_buf *bufs, size_t n,
+    struct profile *const *profiles, const struct pprof_buf *in, size_t n,
     int64_t start_ns, int64_t end_ns)
 {
 	struct pyroscope_reqs	 q;
 	struct pyroscope_req	*r;
+	struct pprof_buf	*bufs, *own;
+	size_t			 i;
+	int			 lagging;
 
 	if (!pyroscope_is_enabled(py) || n == 0)
 		return;
+	bufs = xcalloc(n, sizeof(*bufs));
+	own = xcalloc(n, sizeof(*own));
+	memcpy(bufs, in, n * sizeof(*bufs));
+	pyroscope_trim_round(py, profiles, bufs, own, n);
 	TAILQ_INIT(&q);
 	if (py->pc->api == PYROSCOPE_API_INGEST)
 		py->dropped += pyroscope_req_ingest_enc(&q, profiles, bufs, n,
-		    start_ns, end_ns, conf->sample_rate);
+		    start_ns, end_ns, conf->sample_rate, &py->pc->labels);
 	else
 		py->dropped += pyroscope_req_push_enc(&q, profiles, bufs, n,
-		    py->pc->max_request);
+		    &py->pc->labels);
+	for (i = 0; i < n; i++)
+		free(own[i].buf);
+	free(own);
+	free(bufs);
+	/*
+	 * Requests of the round before the last still waiting in memory:
+	 * the server lags by more than a round.
+	 */
+	lagging = (r = TAILQ_FIRST(&py->queue)) != NULL &&
+	    r->seq < py->last_round && py->ninflight > 0;
+	py->last_round = py->next_seq;
 	while ((r = TAILQ_FIRST(&q)) != NULL) {
 		TAILQ_REMOVE(&q, r, entry);
 		r->seq = py->next_seq++;
@@ -521,12 +685,11 @@ pyroscope_round(struct pyroscope *py, const struct config *conf,
 		py->queue_bytes += r->len;
 	}
 	/*
-	 * While the server is failing, or when too many wait in memory
-	 * behind a slow one, the round waits on disk.  Otherwise it may wait
-	 * in memory even behind spooled ones: the lowest seq goes first.
+	 * While the server is failing, or lagging, the rounds wait on disk.
+	 * Otherwise they may wait in memory even behind spooled ones: the
+	 * lowest seq goes first.
 	 */
-	if (py->backoff ||
-	    (py->cur != NULL && py->nqueue > PYROSCOPE_QUEUE_MAX))
+	if (py->backoff || lagging)
 		pyroscope_spool_queue(py);
 	pyroscope_kick(py);
 }
@@ -551,7 +714,7 @@ pyroscope_flush(struct pyroscope *py)
 		pyroscope_kick(py);
 		pyroscope_http_run(py->http, pyroscope_http_now() +
 		    py->pc->flush_timeout);
-		if (py->cur != NULL)
+		if (py->ninflight > 0)
 			log_warnx("pyroscope: %s: no answer within "
 			    "flush_timeout", py->pc->url);
 	}
@@ -582,7 +745,7 @@ pyroscope_stats(struct pyroscope *py, struct pyroscope_stats *st)
 
 	*st = py->st;
 	spool_stats(py->spool, &ss);
-	st->queued = py->nqueue + (py->cur != NULL && !py->cur_spooled);
+	st->queued = py->nqueue + py->ninflight - py->spooled_inflight;
 	st->spool_files = ss.files;
 	st->spool_bytes = ss.bytes;
 	st->dropped_profiles = py->dropped + ss.dropped_profiles;
@@ -597,7 +760,7 @@ pyroscope_log_state(struct pyroscope *py)
 	pyroscope_stats(py, &st);
 	if (!pyroscope_is_enabled(py))
 		state = "off";
-	else if (py->cur != NULL)
+	else if (py->ninflight > 0)
 		state = "sending";
 	else if (py->backoff)
 		state = "waiting to retry";
@@ -606,9 +769,11 @@ pyroscope_log_state(struct pyroscope *py)
 	log_info("pyroscope: %s%s%s, %" PRIu64 " requests ok, %" PRIu64
 	    " to retry, %" PRIu64 " rejected, %" PRIu64 " retries, %" PRIu64
 	    " bytes sent, %" PRIu64 " queued, spool %" PRIu64 " files %"
-	    PRIu64 " bytes, %" PRIu64 " profiles dropped", state,
+	    PRIu64 " bytes, %" PRIu64 " profiles dropped, %" PRIu64
+	    " expired, %" PRIu64 " trimmed", state,
 	    pyroscope_is_enabled(py) ? " to " : "",
 	    pyroscope_is_enabled(py) ? py->pc->url : "", st.requests_ok,
 	    st.requests_retry, st.requests_failed, st.retries, st.bytes_sent,
-	    st.queued, st.spool_files, st.spool_bytes, st.dropped_profiles);
+	    st.queued, st.spool_files, st.spool_bytes, st.dropped_profiles,
+	    st.expired_profiles, st.trimmed_profiles);
 }

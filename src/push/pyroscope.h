@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "config.h"
 
@@ -37,6 +38,9 @@ struct pyroscope_stats {
 	uint64_t	 spool_files;
 	uint64_t	 spool_bytes;
 	uint64_t	 dropped_profiles;	/* rejected, spool full, lost */
+	uint64_t	 expired_profiles;	/* older than max_age (apart) */
+	uint64_t	 trimmed_profiles;	/* above the size limits */
+	uint64_t	 trimmed_samples;	/* merged into "[other]" */
 };
 
 struct pyroscope *pyroscope_create(struct ev_loop *, const struct config *);
@@ -67,5 +71,14 @@ const char	*pyroscope_url_check(const char *);
 const char	*pyroscope_headers_check(const char *);
 /* The keys of [pyroscope], with their checks (pyroscope_conf.c). */
 extern const struct config_key pyroscope_conf_keys[];
+/*
+ * [pyroscope] label.NAME = VALUE, for config.c: add a global label to
+ * the config; NULL or why it cannot be.  Freed with the config, dumped
+ * with [pyroscope].
+ */
+const char	*pyroscope_conf_label_add(struct config *, const char *,
+		    const char *);
+void		 pyroscope_conf_labels_free(struct config *);
+void		 pyroscope_conf_labels_dump(const struct config *, FILE *);
 
 #endif

@@ -16,11 +16,16 @@
 
 #include "config.h"
 #include "util/log.h"
+#include "proc/target.h"
 #include "pyroscope.h"
 #include "pyroscope_conf.h"
 #include "util/xmalloc.h"
 
 #define PYROSCOPE_SECRET_MAX	8192	/* bytes of a password/token file */
+#define PYROSCOPE_GLOBALS_MAX	16	/* label.NAME lines */
+#define PYROSCOPE_LABEL_VALUE_MAX 1024	/* as pyroscope_req.c cuts them */
+#define PYROSCOPE_XSTR(x)	#x
+#define PYROSCOPE_STR(x)	PYROSCOPE_XSTR(x)
 
 /* RFC 9110 tchar: the characters of a header name. */
 static int
@@ -220,12 +225,95 @@ const struct config_key pyroscope_conf_keys[] = {
 	{ "pyroscope", "max_request_bytes", CONFIG_INT,
 	    CONFIG_OFF(pyroscope_max_request_bytes), 65536, 1LL << 30, NULL,
 	    "4194304", CONFIG_LIVE,
-	    "profiles per push request, bytes, before it is split", NULL },
+	    "obsolete, ignored: a request holds one series", NULL },
 	{ "pyroscope", "flush_timeout", CONFIG_INT,
 	    CONFIG_OFF(pyroscope_flush_timeout), 0, 60, NULL, "5", CONFIG_LIVE,
 	    "seconds to deliver at stop before spooling", NULL },
+	{ "pyroscope", "max_inflight", CONFIG_INT,
+	    CONFIG_OFF(pyroscope_max_inflight), 1, 64, NULL, "4", CONFIG_LIVE,
+	    "requests in flight at once", NULL },
+	{ "pyroscope", "max_age", CONFIG_INT, CONFIG_OFF(pyroscope_max_age), 0,
+	    1LL << 31, NULL, "3600", CONFIG_LIVE,
+	    "seconds after which a waiting profile is dropped (0: never)",
+	    NULL },
+	{ "pyroscope", "max_profile_bytes", CONFIG_INT,
+	    CONFIG_OFF(pyroscope_max_profile_bytes), 0, 1LL << 30, NULL,
+	    "4194304", CONFIG_LIVE,
+	    "uncompressed pprof beyond which a profile is trimmed (0: none)",
+	    NULL },
+	{ "pyroscope", "max_profile_samples", CONFIG_INT,
+	    CONFIG_OFF(pyroscope_max_profile_samples), 0, 1LL << 30, NULL,
+	    "16000", CONFIG_LIVE,
+	    "samples beyond which a profile is trimmed (0: no limit)", NULL },
 	{ NULL }
 };
+
+/* Global labels --------------------------------------------------------- */
+
+const char *
+pyroscope_conf_label_add(struct config *conf, const char *name,
+    const char *value)
+{
+	size_t	 i, n = conf->pyroscope_nlabels;
+
+	/*
+	 * The names every Pyroscope accepts, with or without its label
+	 * sanitization: [a-zA-Z_][a-zA-Z0-9_]* (pkg/validation/validate.go,
+	 * SanitizeLegacyLabelName); "__" names are the server's own and
+	 * service_name is each target's.
+	 */
+	if (!target_label_name_is_valid(name))
+		return "bad label name: [a-zA-Z_][a-zA-Z0-9_]* expected";
+	if (strncmp(name, "__", 2) == 0)
+		return "label names starting with __ are reserved";
+	if (strcmp(name, "service_name") == 0)
+		return "service_name is a target's label, not a global one";
+	if (*value == '\0')
+		return "empty value";
+	if (strlen(value) > PYROSCOPE_LABEL_VALUE_MAX)
+		return "value longer than "
+		    PYROSCOPE_STR(PYROSCOPE_LABEL_VALUE_MAX) " bytes";
+	if (n >= PYROSCOPE_GLOBALS_MAX)
+		return "too many labels (at most "
+		    PYROSCOPE_STR(PYROSCOPE_GLOBALS_MAX) ")";
+	for (i = 0; i < n; i++)
+		if (strcmp(conf->pyroscope_label_names[i], name) == 0)
+			return "duplicate label";
+	conf->pyroscope_label_names = xreallocarray(
+	    conf->pyroscope_label_names, n + 1, sizeof(char *));
+	conf->pyroscope_label_values = xreallocarray(
+	    conf->pyroscope_label_values, n + 1, sizeof(char *));
+	conf->pyroscope_label_names[n] = xstrdup(name);
+	conf->pyroscope_label_values[n] = xstrdup(value);
+	conf->pyroscope_nlabels = n + 1;
+	return NULL;
+}
+
+void
+pyroscope_conf_labels_free(struct config *conf)
+{
+	size_t	 i;
+
+	for (i = 0; i < conf->pyroscope_nlabels; i++) {
+		free(conf->pyroscope_label_names[i]);
+		free(conf->pyroscope_label_values[i]);
+	}
+	free(conf->pyroscope_label_names);
+	free(conf->pyroscope_label_values);
+	conf->pyroscope_label_names = NULL;
+	conf->pyroscope_label_values = NULL;
+	conf->pyroscope_nlabels = 0;
+}
+
+void
+pyroscope_conf_labels_dump(const struct config *conf, FILE *f)
+{
+	size_t	 i;
+
+	for (i = 0; i < conf->pyroscope_nlabels; i++)
+		fprintf(f, "label.%s = %s\n", conf->pyroscope_label_names[i],
+		    conf->pyroscope_label_values[i]);
+}
 
 /*
  * The first line of a small file, trailing blanks removed.  Returns
@@ -315,6 +403,12 @@ pyroscope_conf_free(struct pyroscope_conf *pc)
 	free(pc->tls_cert);
 	free(pc->tls_key);
 	free(pc->spool_dir);
+	for (i = 0; i < pc->labels.n; i++) {
+		free(pc->labels.names[i]);
+		free(pc->labels.values[i]);
+	}
+	free(pc->labels.names);
+	free(pc->labels.values);
 	free(pc);
 }
 
@@ -323,7 +417,7 @@ pyroscope_conf_create(const struct config *conf)
 {
 	struct pyroscope_conf	*pc;
 	const char		*why = NULL;
-	size_t			 len;
+	size_t			 len, i;
 
 	pc = xcalloc(1, sizeof(*pc));
 	pc->url = pyroscope_conf_str(conf->pyroscope_url);
@@ -382,8 +476,18 @@ pyroscope_conf_create(const struct config *conf)
 	pc->backoff_max = conf->pyroscope_backoff_max;
 	if (pc->backoff_max < pc->backoff_min)
 		pc->backoff_max = pc->backoff_min;
-	pc->max_request = conf->pyroscope_max_request_bytes;
 	pc->flush_timeout = conf->pyroscope_flush_timeout;
+	pc->max_inflight = conf->pyroscope_max_inflight;
+	pc->max_age = conf->pyroscope_max_age;
+	pc->max_profile_bytes = conf->pyroscope_max_profile_bytes;
+	pc->max_profile_samples = conf->pyroscope_max_profile_samples;
+	pc->labels.n = conf->pyroscope_nlabels;
+	pc->labels.names = xcalloc(pc->labels.n + 1, sizeof(char *));
+	pc->labels.values = xcalloc(pc->labels.n + 1, sizeof(char *));
+	for (i = 0; i < pc->labels.n; i++) {
+		pc->labels.names[i] = xstrdup(conf->pyroscope_label_names[i]);
+		pc->labels.values[i] = xstrdup(conf->pyroscope_label_values[i]);
+	}
 	/* Only a sink that is on needs its secrets now. */
 	if (pc->url != NULL && pc->password_file != NULL &&
 	    (pc->password = pyroscope_conf_secret(pc->password_file, 0)) ==

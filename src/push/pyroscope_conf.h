@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pyroscope_req.h"
+
 /*
  * The [pyroscope] settings the sink runs with, checked and parsed from a
  * config as a whole, so that a reload either takes all of them or none.
@@ -32,8 +34,12 @@ struct pyroscope_conf {
 	uint64_t	 spool_max;
 	double		 backoff_min;	/* seconds */
 	double		 backoff_max;
-	size_t		 max_request;	/* bytes of profiles per request */
 	double		 flush_timeout;	/* seconds */
+	size_t		 max_inflight;	/* requests at once */
+	long long	 max_age;	/* seconds; 0: no limit */
+	size_t		 max_profile_bytes;	/* uncompressed; 0: none */
+	size_t		 max_profile_samples;	/* 0: no limit */
+	struct pyroscope_globals labels;	/* label.NAME = VALUE */
 	int		 secret_failed;	/* said that a file cannot be read */
 };
 

@@ -1,5 +1,6 @@
 /*
- * libcurl's multi interface on the daemon's libev loop: curl says which
+ * libcurl's multi interface on the daemon's libev loop, several POSTs at
+ * once (the caller bounds them): curl says which
  * sockets to watch (an ev_io each, CURLMOPT_SOCKETFUNCTION) and when to
  * call it back (one ev_timer, CURLMOPT_TIMERFUNCTION), and we drive it
  * with curl_multi_socket_action().  No thread of ours, no blocking call:
@@ -33,6 +34,19 @@ struct pyroscope_http_sock {
 	ev_io				 io;
 };
 
+/* One POST in flight. */
+struct pyroscope_http_xfer {
+	TAILQ_ENTRY(pyroscope_http_xfer)	 entry;
+	struct pyroscope_http			*h;
+	void					*arg;
+	CURL					*easy;
+	struct curl_slist			*headers;
+	char					 errbuf[CURL_ERROR_SIZE];
+	char					 resp[PYROSCOPE_HTTP_RESP_MAX];
+	size_t					 resp_len;
+	char					 location[256];
+};
+
 struct pyroscope_http {
 	struct ev_loop				*loop;
 	CURLM					*multi;
@@ -41,13 +55,8 @@ struct pyroscope_http {
 	TAILQ_HEAD(, pyroscope_http_sock)	 socks;
 	pyroscope_http_cb			 cb;
 	void					*arg;
-
-	CURL					*easy;	/* in flight */
-	struct curl_slist			*headers;
-	char					 errbuf[CURL_ERROR_SIZE];
-	char					 resp[PYROSCOPE_HTTP_RESP_MAX];
-	size_t					 resp_len;
-	char					 location[256];
+	TAILQ_HEAD(, pyroscope_http_xfer)	 xfers;	/* in flight */
+	size_t					 nxfers;
 };
 
 static void	 pyroscope_http_check(struct pyroscope_http *);
@@ -146,7 +155,7 @@ pyroscope_http_timerfn(CURLM *multi, long ms, void *arg)
 static size_t
 pyroscope_http_write_cb(char *data, size_t size, size_t n, void *arg)
 {
-	struct pyroscope_http	*h = arg;
+	struct pyroscope_http_xfer	*h = arg;
 	size_t			 len = size * n, room;
 
 	room = sizeof(h->resp) - 1 - h->resp_len;
@@ -175,6 +184,7 @@ pyroscope_http_create(struct ev_loop *loop, pyroscope_http_cb cb, void *arg)
 	h->arg = arg;
 	h->due = -1;
 	TAILQ_INIT(&h->socks);
+	TAILQ_INIT(&h->xfers);
 	if ((h->multi = curl_multi_init()) == NULL)
 		fatalx("curl_multi_init");
 	curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION,
@@ -195,7 +205,8 @@ pyroscope_http_free(struct pyroscope_http *h)
 
 	if (h == NULL)
 		return;
-	pyroscope_http_abort(h);
+	while (!TAILQ_EMPTY(&h->xfers))
+		pyroscope_http_abort(h, TAILQ_FIRST(&h->xfers));
 	ev_timer_stop(h->loop, &h->timer);
 	curl_multi_cleanup(h->multi);
 	/* curl closes its sockets on cleanup; in case it did not say so. */
@@ -208,27 +219,34 @@ pyroscope_http_free(struct pyroscope_http *h)
 	curl_global_cleanup();
 }
 
-int
-pyroscope_http_is_busy(const struct pyroscope_http *h)
+size_t
+pyroscope_http_busy(const struct pyroscope_http *h)
 {
-	return h->easy != NULL;
+	return h->nxfers;
+}
+
+static void
+pyroscope_http_xfer_free(struct pyroscope_http *h,
+    struct pyroscope_http_xfer *x)
+{
+	TAILQ_REMOVE(&h->xfers, x, entry);
+	h->nxfers--;
+	curl_multi_remove_handle(h->multi, x->easy);
+	curl_easy_cleanup(x->easy);
+	curl_slist_free_all(x->headers);
+	free(x);
 }
 
 void
-pyroscope_http_abort(struct pyroscope_http *h)
+pyroscope_http_abort(struct pyroscope_http *h, struct pyroscope_http_xfer *x)
 {
-	if (h->easy == NULL)
-		return;
-	curl_multi_remove_handle(h->multi, h->easy);
-	curl_easy_cleanup(h->easy);
-	curl_slist_free_all(h->headers);
-	h->easy = NULL;
-	h->headers = NULL;
+	if (x != NULL)
+		pyroscope_http_xfer_free(h, x);
 }
 
 /* "Name: value"; a NULL value removes a header curl would send. */
 static void
-pyroscope_http_header(struct pyroscope_http *h, const char *name,
+pyroscope_http_header(struct pyroscope_http_xfer *h, const char *name,
     const char *v)
 {
 	struct curl_slist	*l;
@@ -258,18 +276,24 @@ pyroscope_http_setopt_fail(const char *what)
 		pyroscope_http_setopt_fail(#o);				\
 } while (0)
 
-int
-pyroscope_http_post(struct pyroscope_http *h, const struct pyroscope_conf *pc,
-    const char *target, const void *body, size_t len)
+struct pyroscope_http_xfer *
+pyroscope_http_post(struct pyroscope_http *hh,
+    const struct pyroscope_conf *pc, const char *target, const void *body,
+    size_t len, void *arg)
 {
-	CURL	*e;
-	char	*s;
-	size_t	 i;
+	struct pyroscope_http_xfer	*h;
+	CURL				*e;
+	char				*s;
+	size_t				 i;
 
-	if (h->easy != NULL || (e = curl_easy_init()) == NULL) {
+	if ((e = curl_easy_init()) == NULL) {
 		log_warnx("pyroscope: cannot start a request");
-		return -1;
+		return NULL;
 	}
+	h = xcalloc(1, sizeof(*h));
+	h->h = hh;
+	h->arg = arg;
+	h->easy = e;
 	xasprintf(&s, "%s%s", pc->url, target);
 	PYROSCOPE_SETOPT(e, CURLOPT_URL, s);
 	free(s);
@@ -288,6 +312,7 @@ pyroscope_http_post(struct pyroscope_http *h, const struct pyroscope_conf *pc,
 	PYROSCOPE_SETOPT(e, CURLOPT_ERRORBUFFER, h->errbuf);
 	PYROSCOPE_SETOPT(e, CURLOPT_WRITEFUNCTION, pyroscope_http_write_cb);
 	PYROSCOPE_SETOPT(e, CURLOPT_WRITEDATA, h);
+	PYROSCOPE_SETOPT(e, CURLOPT_PRIVATE, h);
 	if (pc->user != NULL) {
 		PYROSCOPE_SETOPT(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		PYROSCOPE_SETOPT(e, CURLOPT_USERNAME, pc->user);
@@ -329,20 +354,21 @@ pyroscope_http_post(struct pyroscope_http *h, const struct pyroscope_conf *pc,
 	h->errbuf[0] = '\0';
 	h->resp_len = 0;
 	h->resp[0] = '\0';
-	if (curl_multi_add_handle(h->multi, e) != CURLM_OK) {
+	if (curl_multi_add_handle(hh->multi, e) != CURLM_OK) {
 		log_warnx("pyroscope: curl_multi_add_handle failed");
 		curl_easy_cleanup(e);
 		curl_slist_free_all(h->headers);
-		h->headers = NULL;
-		return -1;
+		free(h);
+		return NULL;
 	}
-	h->easy = e;
-	return 0;
+	TAILQ_INSERT_TAIL(&hh->xfers, h, entry);
+	hh->nxfers++;
+	return h;
 }
 
 /* The first bytes of the answer, printable. */
 static const char *
-pyroscope_http_message(struct pyroscope_http *h)
+pyroscope_http_message(struct pyroscope_http_xfer *h)
 {
 	size_t	 i;
 
@@ -361,7 +387,7 @@ pyroscope_http_message(struct pyroscope_http *h)
  * Bounded and printable: it is the server's text.
  */
 static const char *
-pyroscope_http_location(struct pyroscope_http *h, long status)
+pyroscope_http_location(struct pyroscope_http_xfer *h, long status)
 {
 	char	*url = NULL;
 	size_t	 i;
@@ -381,36 +407,46 @@ static void
 pyroscope_http_check(struct pyroscope_http *h)
 {
 	struct pyroscope_http_result	 res;
+	struct pyroscope_http_xfer	*x;
 	CURLMsg				*m;
 	curl_off_t			 ra = 0;
 	CURLcode			 rc;
+	char				*priv;
+	void				*arg;
 	int				 left;
 
 	while ((m = curl_multi_info_read(h->multi, &left)) != NULL) {
-		if (m->msg != CURLMSG_DONE || m->easy_handle != h->easy)
+		if (m->msg != CURLMSG_DONE || curl_easy_getinfo(m->easy_handle,
+		    CURLINFO_PRIVATE, &priv) != CURLE_OK || priv == NULL)
 			continue;
+		x = (struct pyroscope_http_xfer *)priv;
 		rc = m->data.result;
 		memset(&res, 0, sizeof(res));
-		curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE,
+		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE,
 		    &res.status);
-		curl_easy_getinfo(h->easy, CURLINFO_RETRY_AFTER, &ra);
+		curl_easy_getinfo(x->easy, CURLINFO_RETRY_AFTER, &ra);
 		res.retry_after = ra > 0 && ra < 86400 ? (long)ra : 0;
 		if (rc != CURLE_OK) {
 			res.error = 1;
 			res.status = 0;
-			res.message = h->errbuf[0] != '\0' ? h->errbuf :
+			res.message = x->errbuf[0] != '\0' ? x->errbuf :
 			    curl_easy_strerror(rc);
 		} else {
-			res.message = pyroscope_http_message(h);
-			res.location = pyroscope_http_location(h, res.status);
+			res.message = pyroscope_http_message(x);
+			res.location = pyroscope_http_location(x, res.status);
 		}
-		/* Done with the handle before the next POST may start. */
-		curl_multi_remove_handle(h->multi, h->easy);
-		curl_easy_cleanup(h->easy);
-		curl_slist_free_all(h->headers);
-		h->easy = NULL;
-		h->headers = NULL;
-		h->cb(h->arg, &res);
+		/*
+		 * Done with the handle before the callback, which may start
+		 * other POSTs; the result's strings live in x until then.
+		 */
+		TAILQ_REMOVE(&h->xfers, x, entry);
+		h->nxfers--;
+		curl_multi_remove_handle(h->multi, x->easy);
+		arg = x->arg;
+		h->cb(h->arg, arg, &res);
+		curl_easy_cleanup(x->easy);
+		curl_slist_free_all(x->headers);
+		free(x);
 	}
 }
 
@@ -423,7 +459,7 @@ pyroscope_http_run(struct pyroscope_http *h, double deadline)
 	size_t				 n, i;
 	int				 running, ready, flags;
 
-	while (h->easy != NULL && (now = pyroscope_http_now()) < deadline) {
+	while (h->nxfers > 0 && (now = pyroscope_http_now()) < deadline) {
 		n = 0;
 		TAILQ_FOREACH(ps, &h->socks, entry)
 			n++;

@@ -34,6 +34,7 @@ pyroscope_req_free(struct pyroscope_req *r)
 		return;
 	free(r->target);
 	free(r->body);
+	free(r->series);
 	free(r);
 }
 
@@ -149,16 +150,47 @@ pyroscope_req_labels_free(char **names, char **values, size_t n)
 	free(values);
 }
 
+/* Add (name, value) unless the name is invalid, reserved or known. */
+static void
+pyroscope_req_label_add(char **pairs, size_t *n, const char *rawname,
+    const char *v)
+{
+	char	*name;
+	size_t	 j;
+
+	if (v == NULL || *v == '\0')
+		return;
+	name = pyroscope_req_label_name(rawname);
+	if (*name == '\0' || strncmp(name, "__", 2) == 0 ||
+	    strcmp(name, "service_name") == 0) {
+		free(name);
+		return;
+	}
+	for (j = 0; j < *n; j++)
+		if (strcmp(pairs[2 * j], name) == 0)
+			break;
+	if (j < *n || *n == PYROSCOPE_LABELS_MAX) {
+		log_debug("pyroscope: label %s of %s left out", name,
+		    pairs[3]);
+		free(name);
+		return;
+	}
+	pairs[2 * *n] = name;
+	pairs[2 * *n + 1] = pyroscope_req_label_value(v);
+	(*n)++;
+}
+
 size_t
-pyroscope_req_labels(const struct profile *p, char ***namesp,
-    char ***valuesp)
+pyroscope_req_labels(const struct profile *p,
+    const struct pyroscope_globals *g, char ***namesp, char ***valuesp)
 {
 	const char	*svc = profile_label_get(p, "service_name");
-	char		**pairs, **names, **values, *name;
-	size_t		 n = 0, i, j, np = profile_nlabels(p);
+	char		**pairs, **names, **values;
+	size_t		 n = 0, i, np = profile_nlabels(p);
+	size_t		 ng = g != NULL ? g->n : 0;
 
 	/* Pairs (name, value) side by side, so that one sort orders both. */
-	pairs = xcalloc(2 * (np + 2), sizeof(*pairs));
+	pairs = xcalloc(2 * (np + ng + 2), sizeof(*pairs));
 	pairs[2 * n] = xstrdup("__name__");
 	pairs[2 * n + 1] = xstrdup(pyroscope_req_metric(p));
 	n++;
@@ -170,30 +202,12 @@ pyroscope_req_labels(const struct profile *p, char ***namesp,
 		pairs[2 * n + 1] = xstrdup("unknown");
 	}
 	n++;
-	for (i = 0; i < np; i++) {
-		const char *v = profile_label_value(p, i);
-
-		if (v == NULL || *v == '\0')
-			continue;
-		name = pyroscope_req_label_name(profile_label_name(p, i));
-		if (*name == '\0' || strncmp(name, "__", 2) == 0 ||
-		    strcmp(name, "service_name") == 0) {
-			free(name);
-			continue;
-		}
-		for (j = 0; j < n; j++)
-			if (strcmp(pairs[2 * j], name) == 0)
-				break;
-		if (j < n || n == PYROSCOPE_LABELS_MAX) {
-			log_debug("pyroscope: label %s of %s left out", name,
-			    pairs[3]);
-			free(name);
-			continue;
-		}
-		pairs[2 * n] = name;
-		pairs[2 * n + 1] = pyroscope_req_label_value(v);
-		n++;
-	}
+	for (i = 0; i < np; i++)
+		pyroscope_req_label_add(pairs, &n, profile_label_name(p, i),
+		    profile_label_value(p, i));
+	/* A target's own label wins over a global one of the same name. */
+	for (i = 0; i < ng; i++)
+		pyroscope_req_label_add(pairs, &n, g->names[i], g->values[i]);
 	qsort(pairs, n, 2 * sizeof(*pairs), pyroscope_req_label_cmp);
 	names = xcalloc(n, sizeof(*names));
 	values = xcalloc(n, sizeof(*values));
@@ -294,55 +308,63 @@ pyroscope_req_pack(struct pyroscope_enc *encs, size_t n)
 
 size_t
 pyroscope_req_push(struct pyroscope_reqs *q, struct profile *const *profs,
-    size_t n, size_t max_bytes)
+    size_t n, const struct pyroscope_globals *g)
 {
 	struct pprof_buf	*bufs;
 	size_t			 failed;
 
 	bufs = pprof_encode_all(profs, n);
-	failed = pyroscope_req_push_enc(q, profs, bufs, n, max_bytes);
+	failed = pyroscope_req_push_enc(q, profs, bufs, n, g);
 	pprof_bufs_free(bufs, n);
 	return failed;
 }
 
+/* "name=value,..." of sorted labels: which series a request is of. */
+static char *
+pyroscope_req_series(char **names, char **values, size_t n)
+{
+	char	*s = xstrdup(""), *t;
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		xasprintf(&t, "%s%s=%s,", s, names[i], values[i]);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* The profile's start, in seconds, for the age limit of the spool. */
+static int64_t
+pyroscope_req_time(const struct profile *p)
+{
+	return profile_time(p) / 1000000000;
+}
+
 size_t
 pyroscope_req_push_enc(struct pyroscope_reqs *q, struct profile *const *profs,
-    const struct pprof_buf *bufs, size_t n, size_t max_bytes)
+    const struct pprof_buf *bufs, size_t n, const struct pyroscope_globals *g)
 {
-	struct pyroscope_enc	*encs;
+	struct pyroscope_enc	 enc;
 	struct pyroscope_req	*r;
-	size_t			 i, ne = 0, first = 0, sum = 0, failed = 0;
+	size_t			 i, failed = 0;
 
-	encs = xcalloc(n > 0 ? n : 1, sizeof(*encs));
 	for (i = 0; i < n; i++) {
 		if (bufs[i].buf == NULL) {
 			failed++;
 			continue;
 		}
-		encs[ne].buf = bufs[i].buf;
-		encs[ne].len = bufs[i].len;
-		encs[ne].nlabels = pyroscope_req_labels(profs[i],
-		    &encs[ne].names, &encs[ne].values);
-		ne++;
-	}
-	/* Split before a series that would take a request past max_bytes. */
-	for (i = 0; i < ne; i++) {
-		if (i > first && sum + encs[i].len > max_bytes) {
-			r = pyroscope_req_pack(encs + first, i - first);
-			TAILQ_INSERT_TAIL(q, r, entry);
-			first = i;
-			sum = 0;
-		}
-		sum += encs[i].len;
-	}
-	if (ne > first) {
-		r = pyroscope_req_pack(encs + first, ne - first);
+		enc.buf = bufs[i].buf;
+		enc.len = bufs[i].len;
+		enc.nlabels = pyroscope_req_labels(profs[i], g, &enc.names,
+		    &enc.values);
+		r = pyroscope_req_pack(&enc, 1);
+		r->time = pyroscope_req_time(profs[i]);
+		r->series = pyroscope_req_series(enc.names, enc.values,
+		    enc.nlabels);
 		TAILQ_INSERT_TAIL(q, r, entry);
+		pyroscope_req_labels_free(enc.names, enc.values, enc.nlabels);
 	}
-	for (i = 0; i < ne; i++)
-		pyroscope_req_labels_free(encs[i].names, encs[i].values,
-		    encs[i].nlabels);
-	free(encs);
 	return failed;
 }
 
@@ -373,17 +395,21 @@ pyroscope_req_urlenc(char **dst, size_t *len, size_t *cap, const char *s)
 }
 
 /*
- * The legacy name "<service>.<cpu|offcpu>{label=value,...}": Pyroscope
- * allows [A-Za-z0-9_.-/] in the service part, and a value ends at ','
- * or '}'.  service_name is the part before the braces, not a label.
+ * The legacy name "<service>{label=value,...}" (api/model/labelset in
+ * Pyroscope's server): [A-Za-z0-9_.-/] in the service part, and a value
+ * ends at ',' or '}'.  service_name is the part before the braces, not a
+ * label.  For a pprof body no type suffix is stripped from the service
+ * ("web.cpu" would be a service of its own): the server takes the series
+ * name (__name__) from the profile's sample type instead.
  */
 static char *
-pyroscope_req_ingest_name(const struct profile *p)
+pyroscope_req_ingest_name(const struct profile *p,
+    const struct pyroscope_globals *g)
 {
 	char	**names, **values, *s, *t, *c;
 	size_t	 n, i, len;
 
-	n = pyroscope_req_labels(p, &names, &values);
+	n = pyroscope_req_labels(p, g, &names, &values);
 	s = NULL;
 	for (i = 0; i < n; i++)
 		if (strcmp(names[i], "service_name") == 0)
@@ -393,7 +419,7 @@ pyroscope_req_ingest_name(const struct profile *p)
 		    (*c >= '0' && *c <= '9') || *c == '_' || *c == '.' ||
 		    *c == '-' || *c == '/'))
 			*c = '_';
-	xasprintf(&t, "%s.%s{", s, profile_type_name(profile_type(p)));
+	xasprintf(&t, "%s{", s);
 	free(s);
 	s = t;
 	for (i = 0; i < n; i++) {
@@ -417,14 +443,15 @@ pyroscope_req_ingest_name(const struct profile *p)
 
 size_t
 pyroscope_req_ingest(struct pyroscope_reqs *q, struct profile *const *profs,
-    size_t n, int64_t start_ns, int64_t end_ns, long long sample_rate)
+    size_t n, int64_t start_ns, int64_t end_ns, long long sample_rate,
+    const struct pyroscope_globals *g)
 {
 	struct pprof_buf	*bufs;
 	size_t			 failed;
 
 	bufs = pprof_encode_all(profs, n);
 	failed = pyroscope_req_ingest_enc(q, profs, bufs, n, start_ns, end_ns,
-	    sample_rate);
+	    sample_rate, g);
 	pprof_bufs_free(bufs, n);
 	return failed;
 }
@@ -432,7 +459,8 @@ pyroscope_req_ingest(struct pyroscope_reqs *q, struct profile *const *profs,
 size_t
 pyroscope_req_ingest_enc(struct pyroscope_reqs *q,
     struct profile *const *profs, const struct pprof_buf *bufs, size_t n,
-    int64_t start_ns, int64_t end_ns, long long sample_rate)
+    int64_t start_ns, int64_t end_ns, long long sample_rate,
+    const struct pyroscope_globals *g)
 {
 	struct pyroscope_req *r;
 	unsigned char	*buf;
@@ -449,7 +477,7 @@ pyroscope_req_ingest_enc(struct pyroscope_reqs *q,
 			failed++;
 			continue;
 		}
-		name = pyroscope_req_ingest_name(profs[i]);
+		name = pyroscope_req_ingest_name(profs[i], g);
 		cap = 64 + 3 * strlen(name);
 		target = xmalloc(cap);
 		tlen = snprintf(target, cap, "%s?name=", PYROSCOPE_INGEST_PATH);
@@ -459,15 +487,20 @@ pyroscope_req_ingest_enc(struct pyroscope_reqs *q,
 		if (profile_type(profs[i]) == PROFILE_TYPE_CPU)
 			snprintf(rate, sizeof(rate), "&sampleRate=%lld",
 			    sample_rate);
-		free(name);
-		xasprintf(&name, "%s&from=%lld&until=%lld%s&spyName=ebpfspy"
-		    "&format=pprof", target, from, until, rate);
-		free(target);
 		/* The body is the request's own: the round's is shared. */
 		buf = xmalloc(bufs[i].len > 0 ? bufs[i].len : 1);
 		memcpy(buf, bufs[i].buf, bufs[i].len);
-		r = pyroscope_req_new(name, buf, bufs[i].len, 1);
+		r = pyroscope_req_new(PYROSCOPE_INGEST_PATH, buf, bufs[i].len,
+		    1);
+		free(r->target);
+		xasprintf(&r->target, "%s&from=%lld&until=%lld%s"
+		    "&spyName=ebpfspy&format=pprof", target, from, until, rate);
+		r->time = pyroscope_req_time(profs[i]);
+		/* The name, and the type the server guesses from the body. */
+		xasprintf(&r->series, "%s %s", name,
+		    profile_type_name(profile_type(profs[i])));
 		TAILQ_INSERT_TAIL(q, r, entry);
+		free(target);
 		free(name);
 	}
 	return failed;

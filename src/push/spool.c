@@ -8,12 +8,13 @@
  * following links.
  *
  * File "<16 hex digits>.req":
- *	0	"EBSPOOL1"
+ *	0	"EBSPOOL2" ("EBSPOOL1": the same, time zero)
  *	8	target length (uint32, little endian)
  *	12	profiles in the request (uint32)
  *	16	body length (uint64)
  *	24	crc32 of target and body (uint32)
- *	28	zero (uint32)
+ *	28	the profiles' time, seconds since the epoch; 0: unknown
+ *		(uint32)
  *	32	target, then body
  */
 #include <sys/file.h>
@@ -35,7 +36,8 @@
 #include "spool.h"
 #include "util/xmalloc.h"
 
-#define SPOOL_MAGIC		"EBSPOOL1"
+#define SPOOL_MAGIC		"EBSPOOL2"
+#define SPOOL_MAGIC_V1		"EBSPOOL1"	/* read, never written */
 #define SPOOL_HDR		32
 #define SPOOL_TARGET_MAX	(256 * 1024)
 #define SPOOL_BODY_MAX		(1ULL << 30)
@@ -121,7 +123,8 @@ static int
 spool_check_header(const unsigned char *h, uint64_t size, uint32_t *tlen,
     uint64_t *blen)
 {
-	if (memcmp(h, SPOOL_MAGIC, 8) != 0 || spool_get32(h + 28) != 0)
+	if (memcmp(h, SPOOL_MAGIC, 8) != 0 &&
+	    (memcmp(h, SPOOL_MAGIC_V1, 8) != 0 || spool_get32(h + 28) != 0))
 		return -1;
 	*tlen = spool_get32(h + 8);
 	*blen = spool_get64(h + 16);
@@ -426,7 +429,7 @@ spool_write_all(int fd, struct iovec *iov, int iovcnt)
 
 int
 spool_put(struct spool *sp, uint64_t seq, const char *target,
-    const void *body, size_t len, uint32_t nprofiles)
+    const void *body, size_t len, uint32_t nprofiles, int64_t time)
 {
 	struct spool_ent e;
 	struct iovec	 iov[3];
@@ -468,7 +471,7 @@ spool_put(struct spool *sp, uint64_t seq, const char *target,
 	spool_le32(h + 16, (uint32_t)len);
 	spool_le32(h + 20, (uint32_t)((uint64_t)len >> 32));
 	spool_le32(h + 24, (uint32_t)crc);
-	spool_le32(h + 28, 0);
+	spool_le32(h + 28, time > 0 && time <= UINT32_MAX ? (uint32_t)time : 0);
 
 	spool_name(tmp, sizeof(tmp), seq, 1);
 	spool_name(name, sizeof(name), seq, 0);
@@ -568,7 +571,7 @@ spool_pread_all(int fd, void *buf, size_t len, off_t off)
 
 int
 spool_read(struct spool *sp, uint64_t seq, char **target,
-    unsigned char **body, size_t *len, uint32_t *nprofiles)
+    unsigned char **body, size_t *len, uint32_t *nprofiles, int64_t *time)
 {
 	struct stat	 sb;
 	unsigned char	 h[SPOOL_HDR];
@@ -629,6 +632,10 @@ spool_read(struct spool *sp, uint64_t seq, char **target,
 	*body = b;
 	*len = blen;
 	*nprofiles = spool_get32(h + 12);
+	/* A version 1 file has no time: it was written after its profiles. */
+	*time = spool_get32(h + 28);
+	if (*time == 0)
+		*time = sb.st_mtime;
 	return 0;
 }
 

@@ -37,22 +37,26 @@ const char	*spool_dir(const struct spool *);
 void		 spool_set_max(struct spool *, uint64_t);
 
 /*
- * Store one request under seq (unused so far).  Returns 0 when it is in
- * the spool or was dropped to respect the size limit (counted), -1
- * after logging when it could not be written: the caller keeps it.
+ * Store one request under seq (unused so far): its target, body, number
+ * of profiles and their time (seconds since the epoch, 0: unknown).
+ * Returns 0 when it is in the spool or was dropped to respect the size
+ * limit (counted), -1 after logging when it could not be written: the
+ * caller keeps it.
  */
 int		 spool_put(struct spool *, uint64_t, const char *,
-		    const void *, size_t, uint32_t);
+		    const void *, size_t, uint32_t, int64_t);
 /* The oldest request's seq: 0, or -1 when the spool is empty. */
 int		 spool_oldest(const struct spool *, uint64_t *);
 /* The highest seq in the spool, 0 when empty. */
 uint64_t	 spool_last_seq(const struct spool *);
 /*
- * Read request seq.  On success *target and *body are the caller's to
- * free.  -1 when it is missing or corrupt (then removed and counted).
+ * Read request seq: its target, body, profiles and their time (a file
+ * of version 1 has none: its modification time).  On success *target
+ * and *body are the caller's to free.  -1 when it is missing or corrupt
+ * (then removed and counted).
  */
 int		 spool_read(struct spool *, uint64_t, char **,
-		    unsigned char **, size_t *, uint32_t *);
+		    unsigned char **, size_t *, uint32_t *, int64_t *);
 /* Remove request seq (delivered, or given up). */
 void		 spool_remove(struct spool *, uint64_t);
 /* Request seq is being sent: never drop it for space. 0: none. */

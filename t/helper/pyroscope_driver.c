@@ -11,7 +11,8 @@
  *	"round N start S end E profiles P cpu_us U"
  * (S and E in ns since the epoch; U the CPU time pyroscope_round took),
  * and at exit "stats: ok N retry N failed N retries N bytes N profiles N
- * spool_files N spool_bytes N dropped N".
+ * spool_files N spool_bytes N dropped N expired N trimmed N
+ * trimmed_samples N".
  */
 #include <sys/resource.h>
 
@@ -232,7 +233,8 @@ main(int argc, char *argv[])
 	pyroscope_log_state(py);
 	pyroscope_stats(py, &st);
 	printf("stats: ok %llu retry %llu failed %llu retries %llu bytes %llu "
-	    "profiles %llu spool_files %llu spool_bytes %llu dropped %llu\n",
+	    "profiles %llu spool_files %llu spool_bytes %llu dropped %llu "
+	    "expired %llu trimmed %llu trimmed_samples %llu\n",
 	    (unsigned long long)st.requests_ok,
 	    (unsigned long long)st.requests_retry,
 	    (unsigned long long)st.requests_failed,
@@ -241,7 +243,10 @@ main(int argc, char *argv[])
 	    (unsigned long long)st.profiles_sent,
 	    (unsigned long long)st.spool_files,
 	    (unsigned long long)st.spool_bytes,
-	    (unsigned long long)st.dropped_profiles);
+	    (unsigned long long)st.dropped_profiles,
+	    (unsigned long long)st.expired_profiles,
+	    (unsigned long long)st.trimmed_profiles,
+	    (unsigned long long)st.trimmed_samples);
 	fflush(stdout);
 	pyroscope_free(py);
 	config_free(conf);

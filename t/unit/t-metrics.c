@@ -456,6 +456,9 @@ test_pages(struct metrics_view *d)
 	mp.retries = 4;
 	mp.spool_bytes = 5;
 	mp.spool_dropped = 6;
+	mp.expired = 7;
+	mp.trimmed = 8;
+	mp.trimmed_samples = 9;
 	s = page(1, d, &mp);
 	ok(prom_is_wellformed(s), "/metrics with push: well formed");
 	ok(strstr(s, "ebpfspy_push_requests_total{outcome=\"ok\"} 12\n") !=
@@ -467,6 +470,12 @@ test_pages(struct metrics_view *d)
 	is_int(sample(s, "ebpfspy_spool_bytes"), 5, "spool bytes");
 	is_int(sample(s, "ebpfspy_spool_dropped_profiles_total"), 6,
 	    "spool drops");
+	is_int(sample(s, "ebpfspy_push_expired_profiles_total"), 7,
+	    "expired profiles");
+	is_int(sample(s, "ebpfspy_push_trimmed_profiles_total"), 8,
+	    "trimmed profiles");
+	is_int(sample(s, "ebpfspy_push_trimmed_samples_total"), 9,
+	    "trimmed samples");
 	free(s);
 
 	s = page(0, d, NULL);

@@ -6,6 +6,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <zlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,6 +18,8 @@
 #include "push/pyroscope.h"
 #include "push/pyroscope_conf.h"
 #include "push/pyroscope_req.h"
+#include "push/pyroscope_trim.h"
+#include "profile/profile.pb-c.h"
 #include "util/xmalloc.h"
 #include "tap.h"
 
@@ -41,14 +45,14 @@ mkprofile(enum profile_type t, const char *svc, int nstacks)
 	return p;
 }
 
-/* "name=value,..." of a profile's series labels. */
+/* "name=value,..." of a profile's series labels, with globals g. */
 static char *
-labels_of(const struct profile *p)
+labels_with(const struct profile *p, const struct pyroscope_globals *g)
 {
 	char	**names, **values, *s = xstrdup(""), *t;
 	size_t	 n, i;
 
-	n = pyroscope_req_labels(p, &names, &values);
+	n = pyroscope_req_labels(p, g, &names, &values);
 	for (i = 0; i < n; i++) {
 		xasprintf(&t, "%s%s%s=%s", s, i ? "," : "", names[i],
 		    values[i]);
@@ -59,9 +63,17 @@ labels_of(const struct profile *p)
 	return s;
 }
 
+static char *
+labels_of(const struct profile *p)
+{
+	return labels_with(p, NULL);
+}
+
 static void
 test_labels(void)
 {
+	char		*gn[] = { "cluster", "zone" }, *gv[] = { "prod", "us" };
+	struct pyroscope_globals globals = { gn, gv, 2 };
 	struct profile	*p;
 	char		*s, big[3000];
 
@@ -98,6 +110,15 @@ test_labels(void)
 	free(s);
 	profile_free(p);
 
+	p = mkprofile(PROFILE_TYPE_CPU, "web", 1);
+	profile_label_set(p, "zone", "eu-1");
+	s = labels_with(p, &globals);
+	is_str(s, "__name__=process_cpu,cluster=prod,service_name=web,"
+	    "zone=eu-1", "global labels are added; the target's own zone "
+	    "wins over the global one");
+	free(s);
+	profile_free(p);
+
 	p = mkprofile(PROFILE_TYPE_CPU, "big", 1);
 	memset(big, 'v', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
@@ -122,66 +143,54 @@ test_push(void)
 	profs[1] = mkprofile(PROFILE_TYPE_OFFCPU, "a", 10);
 	profs[2] = mkprofile(PROFILE_TYPE_CPU, "b", 10);
 	TAILQ_INIT(&q);
-	is_int(pyroscope_req_push(&q, profs, 3, 1 << 20), 0,
+	is_int(pyroscope_req_push(&q, profs, 3, NULL), 0,
 	    "three profiles encoded");
-	r = TAILQ_FIRST(&q);
-	ok(r != NULL && TAILQ_NEXT(r, entry) == NULL, "into one request");
-	is_str(r->target, PYROSCOPE_PUSH_PATH, "to the Push API");
-	ok(pyroscope_req_is_push(r->target), "which is_push knows");
-	is_int(r->nprofiles, 3, "carrying 3 profiles");
-	pr = push__v1__push_request__unpack(NULL, r->len, r->body);
-	ok(pr != NULL, "the body is a PushRequest");
-	is_int(pr->n_series, 3, "with 3 series");
-	for (i = 0; i < pr->n_series; i++) {
-		s = pr->series[i];
+	TAILQ_FOREACH(r, &q, entry) {
+		is_str(r->target, PYROSCOPE_PUSH_PATH, "to the Push API");
+		ok(pyroscope_req_is_push(r->target), "which is_push knows");
+		is_int(r->nprofiles, 1, "request %zu: one profile", nreq);
+		is_int(r->time, 1700000000, "request %zu: its time", nreq);
+		pr = push__v1__push_request__unpack(NULL, r->len, r->body);
+		ok(pr != NULL && pr->n_series == 1, "request %zu: a "
+		    "PushRequest of one series", nreq);
+		if (pr == NULL || pr->n_series != 1)
+			continue;
+		s = pr->series[0];
 		ok(s->n_labels == 2 &&
 		    strcmp(s->labels[0]->name, "__name__") == 0 &&
 		    strcmp(s->labels[1]->name, "service_name") == 0,
-		    "series %zu: __name__, service_name", i);
+		    "series %zu: __name__, service_name", nreq);
 		ok(s->n_samples == 1 && s->samples[0]->raw_profile.len > 18 &&
 		    s->samples[0]->raw_profile.data[0] == 0x1f &&
 		    s->samples[0]->raw_profile.data[1] == 0x8b,
-		    "series %zu: one sample, a gzipped profile", i);
-		is_int(strlen(s->samples[0]->id), 36, "series %zu: a UUID", i);
-	}
-	is_str(pr->series[1]->labels[0]->value, "offcpu", "the off-CPU one "
-	    "is offcpu");
-	is_str(pr->series[2]->labels[1]->value, "b", "the last one is b");
-	ok(strcmp(pr->series[0]->samples[0]->id,
-	    pr->series[2]->samples[0]->id) != 0, "ids differ");
-	push__v1__push_request__free_unpacked(pr, NULL);
-	while ((r = TAILQ_FIRST(&q)) != NULL) {
-		TAILQ_REMOVE(&q, r, entry);
-		pyroscope_req_free(r);
-	}
-
-	/* Split: each profile is more than a third of the limit. */
-	for (i = 0; i < 3; i++)
-		profile_free(profs[i]);
-	for (i = 0; i < 3; i++)
-		profs[i] = mkprofile(PROFILE_TYPE_CPU, "s", 3000);
-	pyroscope_req_push(&q, profs, 3, 1);
-	TAILQ_FOREACH(r, &q, entry) {
-		pr = push__v1__push_request__unpack(NULL, r->len, r->body);
-		nreq++;
-		nseries += pr->n_series;
+		    "series %zu: one sample, a gzipped profile", nreq);
+		is_int(strlen(s->samples[0]->id), 36, "series %zu: a UUID",
+		    nreq);
+		if (nreq == 1)
+			is_str(s->labels[0]->value, "offcpu", "the off-CPU "
+			    "one is offcpu");
+		if (nreq == 2)
+			is_str(s->labels[1]->value, "b", "the last one is b");
 		push__v1__push_request__free_unpacked(pr, NULL);
+		nreq++;
+		nseries++;
 	}
-	ok(nreq == 3 && nseries == 3, "a tiny limit: one series per request "
-	    "(%zu requests, %zu series)", nreq, nseries);
+	is_int(nreq, 3, "three requests");
 	while ((r = TAILQ_FIRST(&q)) != NULL) {
 		TAILQ_REMOVE(&q, r, entry);
 		pyroscope_req_free(r);
 	}
 	for (i = 0; i < 3; i++)
 		profile_free(profs[i]);
-	pyroscope_req_push(&q, profs, 0, 1 << 20);
+	pyroscope_req_push(&q, profs, 0, NULL);
 	ok(TAILQ_EMPTY(&q), "no profiles, no request");
 }
 
 static void
 test_ingest(void)
 {
+	char			*gn[] = { "env" }, *gv[] = { "prod" };
+	struct pyroscope_globals globals = { gn, gv, 1 };
 	struct pyroscope_reqs	 q;
 	struct pyroscope_req	*r;
 	struct profile		*profs[2];
@@ -191,16 +200,17 @@ test_ingest(void)
 	profs[1] = mkprofile(PROFILE_TYPE_OFFCPU, "db", 2);
 	TAILQ_INIT(&q);
 	pyroscope_req_ingest(&q, profs, 2, 1700000000500000000LL,
-	    1700000015100000000LL, 97);
+	    1700000015100000000LL, 97, &globals);
 	r = TAILQ_FIRST(&q);
-	is_str(r->target, "/ingest?name=my_app%2F1.cpu%7Bpod%3Dp_1_%7D"
-	    "&from=1700000000&until=1700000016&sampleRate=97"
-	    "&spyName=ebpfspy&format=pprof", "cpu: name, times, rate");
+	is_str(r->target, "/ingest?name=my_app%2F1%7Benv%3Dprod%2Cpod%3D"
+	    "p_1_%7D&from=1700000000&until=1700000016&sampleRate=97"
+	    "&spyName=ebpfspy&format=pprof", "cpu: the service with no "
+	    "type suffix, labels and globals, times, rate");
 	ok(!pyroscope_req_is_push(r->target), "not the Push API");
 	r = TAILQ_NEXT(r, entry);
-	is_str(r->target, "/ingest?name=db.offcpu%7B%7D&from=1700000000"
+	is_str(r->target, "/ingest?name=db%7Benv%3Dprod%7D&from=1700000000"
 	    "&until=1700000016&spyName=ebpfspy&format=pprof",
-	    "offcpu: no sample rate");
+	    "offcpu: the same service name, no sample rate");
 	ok(r->body[0] == 0x1f && r->nprofiles == 1, "a gzipped profile");
 	while ((r = TAILQ_FIRST(&q)) != NULL) {
 		TAILQ_REMOVE(&q, r, entry);
@@ -231,7 +241,7 @@ test_enc(void)
 	bufs[1].buf = NULL;
 	bufs[1].len = 0;
 	TAILQ_INIT(&q);
-	is_int(pyroscope_req_push_enc(&q, profs, bufs, 2, 1 << 20), 1,
+	is_int(pyroscope_req_push_enc(&q, profs, bufs, 2, NULL), 1,
 	    "push: the profile whose encoding failed is dropped");
 	r = TAILQ_FIRST(&q);
 	pr = r != NULL ? push__v1__push_request__unpack(NULL, r->len,
@@ -248,7 +258,7 @@ test_enc(void)
 	}
 
 	is_int(pyroscope_req_ingest_enc(&q, profs, bufs, 2, 0, 1000000000,
-	    97), 1, "ingest: the one that failed is dropped");
+	    97, NULL), 1, "ingest: the one that failed is dropped");
 	r = TAILQ_FIRST(&q);
 	ok(r != NULL && TAILQ_NEXT(r, entry) == NULL &&
 	    r->len == sizeof(mark) && r->body != mark &&
@@ -366,6 +376,87 @@ test_conf(void)
 	config_free(conf);
 }
 
+/* Samples and total of a gzipped pprof; -1 if it does not decode. */
+static int
+pprof_count(const struct pprof_buf *b, size_t *nsamples, uint64_t *total,
+    int *has_other)
+{
+	Perftools__Profiles__Profile	*pp;
+	unsigned char			 raw[1 << 20];
+	z_stream			 z;
+	size_t				 i, j;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return -1;
+	z.next_in = b->buf;
+	z.avail_in = b->len;
+	z.next_out = raw;
+	z.avail_out = sizeof(raw);
+	if (inflate(&z, Z_FINISH) != Z_STREAM_END) {
+		inflateEnd(&z);
+		return -1;
+	}
+	inflateEnd(&z);
+	pp = perftools__profiles__profile__unpack(NULL, z.total_out, raw);
+	if (pp == NULL)
+		return -1;
+	*nsamples = pp->n_sample;
+	*total = 0;
+	*has_other = 0;
+	for (i = 0; i < pp->n_sample; i++)
+		*total += pp->sample[i]->value[0];
+	for (i = 0; i < pp->n_string_table; i++)
+		if (strcmp(pp->string_table[i], PYROSCOPE_TRIM_OTHER) == 0)
+			*has_other = 1;
+	j = z.total_out;
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	return (int)(j == pyroscope_trim_size(b));
+}
+
+static void
+test_trim(void)
+{
+	struct pyroscope_trim_result	 res;
+	struct profile			*p;
+	struct pprof_buf		 in, out;
+	size_t				 n;
+	uint64_t			 total, want;
+	int				 other;
+
+	/* 200 stacks of values 1 .. 200 (times the 10 ms period). */
+	want = 20100 * 10000000ULL;
+	p = mkprofile(PROFILE_TYPE_CPU, "big", 200);
+	ok(pprof_encode(p, &in.buf, &in.len) == 0, "encode 200 stacks");
+	ok(pprof_count(&in, &n, &total, &other) == 1 && n == 200 &&
+	    total == want && !other, "200 samples, their total, ISIZE is "
+	    "the size");
+	is_int(pyroscope_trim(p, &in, 0, 200, &out, &res), 0,
+	    "at the sample limit: untouched");
+	is_int(pyroscope_trim(p, &in, pyroscope_trim_size(&in), 0, &out,
+	    &res), 0, "at the byte limit: untouched");
+
+	is_int(pyroscope_trim(p, &in, 0, 50, &out, &res), 1,
+	    "above 50 samples: trimmed");
+	ok(res.samples == 200 && res.merged == 151, "49 kept, 151 merged "
+	    "(%zu, %zu)", res.samples, res.merged);
+	n = 0;
+	ok(pprof_count(&out, &n, &total, &other) == 1 && n == 50 &&
+	    total == want && other, "50 samples, one [other], the same "
+	    "total (%zu, %llu)", n, (unsigned long long)total);
+	free(out.buf);
+
+	is_int(pyroscope_trim(p, &in, res.bytes / 2, 0, &out, &res), 1,
+	    "above half its size: trimmed");
+	ok(res.new_bytes <= res.bytes / 2 && res.merged > 0 &&
+	    pprof_count(&out, &n, &total, &other) == 1 && total == want &&
+	    n == 200 - res.merged + 1, "within the bytes (%zu of %zu), the "
+	    "same total", res.new_bytes, res.bytes);
+	free(out.buf);
+	free(in.buf);
+	profile_free(p);
+}
+
 int
 main(void)
 {
@@ -375,5 +466,6 @@ main(void)
 	test_enc();
 	test_checks();
 	test_conf();
+	test_trim();
 	return done_testing();
 }

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "push/spool.h"
 #include "util/xmalloc.h"
 #include "tap.h"
@@ -130,7 +132,8 @@ put(struct spool *sp, uint64_t seq, size_t bodylen, uint32_t nprof)
 	body = xmalloc(bodylen + 1);
 	for (i = 0; i < bodylen; i++)
 		body[i] = (unsigned char)(seq * 31 + i);
-	rv = spool_put(sp, seq, target, body, bodylen, nprof);
+	rv = spool_put(sp, seq, target, body, bodylen, nprof,
+	    1700000000 + (int64_t)seq);
 	free(body);
 	return rv;
 }
@@ -143,13 +146,15 @@ check(struct spool *sp, uint64_t seq, size_t bodylen, uint32_t nprof)
 	unsigned char	*body;
 	size_t		 len, i;
 	uint32_t	 n;
+	int64_t		 t;
 	int		 good;
 
-	if (spool_read(sp, seq, &target, &body, &len, &n) == -1)
+	if (spool_read(sp, seq, &target, &body, &len, &n, &t) == -1)
 		return 0;
 	snprintf(want, sizeof(want), "/push?seq=%llu",
 	    (unsigned long long)seq);
-	good = strcmp(target, want) == 0 && len == bodylen && n == nprof;
+	good = strcmp(target, want) == 0 && len == bodylen && n == nprof &&
+	    t == 1700000000 + (int64_t)seq;
 	for (i = 0; good && i < len; i++)
 		good = body[i] == (unsigned char)(seq * 31 + i);
 	free(target);
@@ -288,6 +293,7 @@ test_corrupt(void)
 	unsigned char		*body;
 	size_t			 len;
 	uint32_t		 n;
+	int64_t			 t;
 	int			 fd;
 
 	dir = path_of("corrupt");
@@ -327,7 +333,7 @@ test_corrupt(void)
 	ok(exists("README") && exists("00000000000000zz.req"),
 	    "files that are not ours stay");
 	is_int(oldest(sp), 2, "2 is the oldest indexed");
-	ok(spool_read(sp, 2, &target, &body, &len, &n) == -1,
+	ok(spool_read(sp, 2, &target, &body, &len, &n, &t) == -1,
 	    "the altered one does not read");
 	ok(!exists("0000000000000002.req"), "and is removed");
 	is_int(oldest(sp), 3, "3 is next");
@@ -351,6 +357,47 @@ test_corrupt(void)
 	spool_close(NULL);
 }
 
+/* A file a daemon of spool version 1 left: read, its time its mtime. */
+static void
+test_version1(void)
+{
+	struct spool	*sp;
+	struct timespec	 ts[2] = { { 1700000123, 0 }, { 1700000123, 0 } };
+	unsigned char	 f[HDR + 6], *body;
+	char		*p, *target;
+	size_t		 len;
+	uint32_t	 n, crc;
+	int64_t		 t;
+
+	dir = path_of("v1");
+	sp = spool_open(dir, 1 << 20);
+	spool_close(sp);
+	memset(f, 0, sizeof(f));
+	memcpy(f, "EBSPOOL1", 8);
+	f[8] = 2;			/* target "/x" */
+	f[12] = 4;			/* profiles */
+	f[16] = 4;			/* body "body" */
+	memcpy(f + HDR, "/xbody", 6);
+	crc = crc32(crc32(0L, Z_NULL, 0), f + HDR, 6);
+	f[24] = crc;
+	f[25] = crc >> 8;
+	f[26] = crc >> 16;
+	f[27] = crc >> 24;
+	write_file("0000000000000001.req", f, sizeof(f));
+	p = path_of("0000000000000001.req");
+	ok(utimensat(AT_FDCWD, p, ts, 0) == 0, "a version 1 file, dated");
+	free(p);
+	sp = spool_open(dir, 1 << 20);
+	ok(spool_read(sp, 1, &target, &body, &len, &n, &t) == 0 &&
+	    strcmp(target, "/x") == 0 && len == 4 && n == 4,
+	    "version 1 reads");
+	is_int(t, 1700000123, "its time is its modification time");
+	free(target);
+	free(body);
+	spool_close(sp);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -366,6 +413,8 @@ main(void)
 	test_limit();
 	dir = tmpdir;
 	test_corrupt();
+	dir = tmpdir;
+	test_version1();
 	xasprintf(&cmd, "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)
 		diag("cannot remove the scratch directory");
