@@ -288,7 +288,8 @@ uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
 	}
 	nrows = *(volatile __u32 *)&f->nrows;
 	if (nrows == 0) {
-		w->flags |= UW_F_NO_TABLE;
+		if (!(f->flags & UNWIND_FILE_NO_CFI))
+			w->flags |= UW_F_NO_TABLE;
 		return -1;
 	}
 	if (f->hit != w->now)
@@ -493,7 +494,7 @@ uw_walk_user(__u32 pid)
 	struct task_struct		*task;
 	struct pt_regs			*regs;
 	struct uw_walk			*w;
-	__u32				 f, zero = 0;
+	__u32				 f, n, zero = 0;
 
 	if ((buf = bpf_map_lookup_elem(&scratch, &zero)) == NULL ||
 	    (w = bpf_map_lookup_elem(&uw_walk, &zero)) == NULL)
@@ -515,6 +516,20 @@ uw_walk_user(__u32 pid)
 	bpf_loop(PROFILE_STACK_DEPTH + 1, uw_step_cb, NULL, 0);
 
 	f = w->flags;
+	/*
+	 * Cut short, or through code whose table was not there yet (its
+	 * frame-pointer step may have lost callers): the outer end says
+	 * so, in place of the outermost frame when there is no room.
+	 */
+	n = buf->n;
+	if (n > 0 && (!(f & UW_F_END) || (f & (UW_F_NO_PROC |
+	    UW_F_NO_TABLE)))) {
+		if (n >= PROFILE_STACK_DEPTH)
+			n = PROFILE_STACK_DEPTH - 1;
+		buf->ip[n] = UNWIND_TRUNCATED_IP;
+		buf->n = n + 1;
+		uw_stat_add(UNWIND_STAT_TRUNCATED, 1);
+	}
 	uw_stat_add(UNWIND_STAT_WALKS, 1);
 	if (f & UW_F_END)
 		uw_stat_add(UNWIND_STAT_COMPLETE, 1);

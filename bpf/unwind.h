@@ -59,11 +59,21 @@ struct unwind_page {        /* one per 64 KiB page of [pc_base, pc_end) */
 #define UNWIND_NO_FILE		0xffffffffU
 
 /*
+ * The outermost frame of a user stack whose walk did not reach the
+ * outermost frame, or met code whose table was not loaded yet: never a
+ * user address.  Userspace names it "[truncated]".
+ */
+#define UNWIND_TRUNCATED_IP	0xfffffffffffffff0ULL
+
+/*
  * uw_files (ARRAY, mmapped by the daemon), by file id: where a file's
  * rows and pages lie in uw_rows and uw_pages.  nrows is written last
  * and cleared first: 0 means no table (not built yet, evicted, or
- * none), and the walker takes a frame-pointer step.
+ * none), and the walker takes a frame-pointer step; with
+ * UNWIND_FILE_NO_CFI, none will come (the file has no CFI): the step is
+ * the file's own way, not a stack cut short.
  */
+#define UNWIND_FILE_NO_CFI	0x1
 struct unwind_file {
 	__u32	row_base;
 	__u32	nrows;
@@ -73,7 +83,7 @@ struct unwind_file {
 	__u64	pc_end;
 	__u32	hit;		/* BPF: when last walked, CLOCK_MONOTONIC
 				   nanoseconds >> UNWIND_HIT_SHIFT */
-	__u32	pad;
+	__u32	flags;		/* UNWIND_FILE_* */
 };
 
 /* One executable mapping: vaddr = pc - bias. */
@@ -121,6 +131,7 @@ enum unwind_stat {
 	UNWIND_STAT_SIGNAL,		/* signal frames stepped through */
 	UNWIND_STAT_USTACKS,		/* user stacks stored, any mode */
 	UNWIND_STAT_USTACK_NS,		/* the time their walks took */
+	UNWIND_STAT_TRUNCATED,		/* walks given UNWIND_TRUNCATED_IP */
 	UNWIND_STAT_MAX
 };
 

@@ -197,6 +197,7 @@ session_unwind_stat_name(int stat)
 		[UNWIND_STAT_SIGNAL] = "unwind_signal",
 		[UNWIND_STAT_USTACKS] = "unwind_ustacks",
 		[UNWIND_STAT_USTACK_NS] = "unwind_ustack_ns",
+		[UNWIND_STAT_TRUNCATED] = "unwind_truncated",
 	};
 
 	if (stat < 0 || stat >= UNWIND_STAT_MAX || names[stat] == NULL)

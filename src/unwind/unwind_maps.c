@@ -3,7 +3,9 @@
  *
  * A file mapped executable by a sampled process gets a record, keyed by
  * its device, inode, size and modification time, and an id: its slot in
- * uw_files.  The id stays while the record does, so a process's
+ * uw_files.  A vDSO's record is keyed by its image, bytes compared
+ * (src/unwind_maps_source.c); a file with no CFI of its own keeps its
+ * debug file open until its table is built from the .debug_frame there.  The id stays while the record does, so a process's
  * mappings (uw_procs) name files by id whether their tables are loaded
  * or not; the walker finds nrows 0 in a slot without a table and steps
  * by frame pointer.  Tables are built by src/unwind_table.c in slices
@@ -43,8 +45,10 @@
 #include "proc/procmaps.h"
 #include "session/session_unwind.h"
 #include "unwind_maps.h"
+#include "unwind_maps_source.h"
 #include "unwind_maps_space.h"
 #include "unwind_table.h"
+#include "util/hash.h"
 #include "util/xmalloc.h"
 
 #define UNWIND_MAPS_BUCKETS	1024
@@ -68,6 +72,7 @@ struct unwind_maps_key {
 	int64_t		 size;
 	int64_t		 mtime_sec;
 	int64_t		 mtime_nsec;
+	uint64_t	 img_hash;	/* a vDSO's, of its bytes; else 0 */
 };
 
 struct unwind_maps_file {
@@ -78,7 +83,12 @@ struct unwind_maps_file {
 	struct elf_file_segment		*segs;
 	size_t				 nsegs;
 	int				 fd;	/* while queued */
+	int				 dfd;	/* its debug file, while queued */
+	int				 debug;	/* CFI from a debug file */
+	uint8_t				*img;	/* a vDSO's image */
+	size_t				 img_len;
 	struct elf_file			*elf;	/* while building */
+	struct elf_file			*delf;
 	struct unwind_table_builder	*b;
 	uint32_t			 row_base, nrows;
 	uint32_t			 page_base, npages;
@@ -113,6 +123,7 @@ struct unwind_maps {
 	ev_idle			 idle;
 	struct unwind_maps_stats st;
 	struct unwind_table_limits limits;	/* of one table */
+	char			*debug_dirs;	/* [symbols] debug_dirs */
 };
 
 static size_t
@@ -121,19 +132,24 @@ unwind_maps_key_hash(const struct unwind_maps_key *k)
 	uint64_t	 h;
 
 	h = k->ino * 0x9e3779b97f4a7c15ULL ^ k->dev ^
-	    (uint64_t)k->size * 31 ^ (uint64_t)k->mtime_nsec;
+	    (uint64_t)k->size * 31 ^ (uint64_t)k->mtime_nsec ^ k->img_hash;
 	h ^= h >> 29;
 	return h % UNWIND_MAPS_BUCKETS;
 }
 
+/* The record of a key; of a vDSO's, the one of the same bytes. */
 static struct unwind_maps_file *
-unwind_maps_file_find(struct unwind_maps *um, const struct unwind_maps_key *k)
+unwind_maps_file_find(struct unwind_maps *um, const struct unwind_maps_key *k,
+    const uint8_t *img)
 {
 	struct unwind_maps_file	*f;
 
 	for (f = um->buckets[unwind_maps_key_hash(k)]; f != NULL;
 	    f = f->hnext) {
-		if (memcmp(&f->key, k, sizeof(*k)) == 0)
+		if (memcmp(&f->key, k, sizeof(*k)) != 0)
+			continue;
+		if (img == NULL || (f->img != NULL &&
+		    memcmp(f->img, img, f->img_len) == 0))
 			return f;
 	}
 	return NULL;
@@ -240,9 +256,14 @@ unwind_maps_file_stop_build(struct unwind_maps_file *f)
 	f->b = NULL;
 	elf_file_close(f->elf);
 	f->elf = NULL;
+	elf_file_close(f->delf);
+	f->delf = NULL;
 	if (f->fd != -1)
 		close(f->fd);
 	f->fd = -1;
+	if (f->dfd != -1)
+		close(f->dfd);
+	f->dfd = -1;
 }
 
 static void
@@ -270,7 +291,9 @@ unwind_maps_file_free(struct unwind_maps *um, struct unwind_maps_file *f)
 		um->qtail = *pp;
 	um->byid[f->id] = NULL;
 	um->st.files--;
+	um->st.vdso -= f->img != NULL;
 	free(f->segs);
+	free(f->img);
 	free(f);
 }
 
@@ -318,6 +341,105 @@ unwind_maps_queue(struct unwind_maps *um, struct unwind_maps_file *f)
 	ev_idle_start(um->loop, &um->idle);
 }
 
+/* A new record of key k in a free slot, not queued yet; or NULL. */
+static struct unwind_maps_file *
+unwind_maps_file_new(struct unwind_maps *um, const struct unwind_maps_key *k)
+{
+	struct unwind_maps_file	*f;
+	int64_t			 id;
+
+	if ((id = unwind_maps_id_alloc(um)) == -1)
+		return NULL;
+	f = xcalloc(1, sizeof(*f));
+	f->key = *k;
+	f->id = id;
+	f->fd = f->dfd = -1;
+	f->hnext = um->buckets[unwind_maps_key_hash(k)];
+	um->buckets[unwind_maps_key_hash(k)] = f;
+	um->byid[id] = f;
+	um->st.files++;
+	memset(&um->slots[id], 0, sizeof(um->slots[id]));
+	return f;
+}
+
+/* A new record's build queued; none for a file we cannot map. */
+static void
+unwind_maps_file_start(struct unwind_maps *um, struct unwind_maps_file *f)
+{
+	if (f->segs == NULL) {
+		f->state = UNWIND_MAPS_FAILED;
+		um->slots[f->id].flags = UNWIND_FILE_NO_CFI;
+		um->st.build_failed++;
+		unwind_maps_file_stop_build(f);
+	} else if (um->mode != CONFIG_UNWIND_FP)
+		unwind_maps_queue(um, f);
+	else
+		unwind_maps_file_stop_build(f);
+}
+
+/* An evicted table, or one that did not fit: built again, when due. */
+static int
+unwind_maps_file_due(struct unwind_maps *um, struct unwind_maps_file *f)
+{
+	return f->state == UNWIND_MAPS_NONE && um->mode != CONFIG_UNWIND_FP &&
+	    unwind_maps_now() >= f->retry;
+}
+
+/*
+ * The debug file with the .debug_frame of a file that has no CFI of its
+ * own, opened for its build (f->dfd).
+ */
+static void
+unwind_maps_file_debug(struct unwind_maps *um, struct unwind_maps_file *f,
+    struct elf_file *elf, pid_t pid, const char *path, const struct stat *sb)
+{
+	if (f->dfd != -1)
+		close(f->dfd);
+	f->dfd = unwind_maps_source_debug(elf, pid, path, sb, um->debug_dirs);
+	if (f->dfd != -1) {
+		f->debug = 1;
+		log_debug("unwind: file %" PRIu32 " (%s): CFI from its debug "
+		    "file", f->id, path);
+	}
+}
+
+/* The record of a process's vDSO: by its image, bytes compared. */
+static struct unwind_maps_file *
+unwind_maps_vdso_get(struct unwind_maps *um, pid_t pid,
+    const struct procmaps_entry *e)
+{
+	struct unwind_maps_file	*f;
+	struct unwind_maps_key	 k;
+	struct elf_file		*elf;
+	uint8_t			*img;
+	size_t			 len;
+
+	if ((img = unwind_maps_source_vdso(pid, e, &len)) == NULL)
+		return NULL;
+	memset(&k, 0, sizeof(k));
+	k.size = len;
+	k.img_hash = hash_bytes(img, len) | 1;
+	if ((f = unwind_maps_file_find(um, &k, img)) != NULL) {
+		free(img);
+		if (unwind_maps_file_due(um, f))
+			unwind_maps_queue(um, f);
+		return f;
+	}
+	if ((f = unwind_maps_file_new(um, &k)) == NULL) {
+		free(img);
+		return NULL;
+	}
+	f->img = img;
+	f->img_len = len;
+	um->st.vdso++;
+	if ((elf = elf_file_open_mem(img, len)) != NULL) {
+		f->segs = elf_file_segments(elf, &f->nsegs);
+		elf_file_close(elf);
+	}
+	unwind_maps_file_start(um, f);
+	return f;
+}
+
 /*
  * The record of a mapping's file, made on first sight with the file
  * opened for its build: NULL when it cannot be.
@@ -331,9 +453,12 @@ unwind_maps_file_get(struct unwind_maps *um, pid_t pid,
 	struct elf_file		*elf;
 	struct stat		 sb;
 	char			 path[PATH_MAX];
-	int64_t			 id;
 	int			 fd;
 
+	if (e->kind == PROCMAPS_SPECIAL && strcmp(e->path, "[vdso]") == 0)
+		return unwind_maps_vdso_get(um, pid, e);
+	if (e->kind != PROCMAPS_FILE)
+		return NULL;
 	/* The very file mapped, even deleted or in another namespace. */
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%"
 	    PRIx64, (int)pid, e->start, e->end);
@@ -354,43 +479,31 @@ unwind_maps_file_get(struct unwind_maps *um, pid_t pid,
 	k.size = sb.st_size;
 	k.mtime_sec = sb.st_mtim.tv_sec;
 	k.mtime_nsec = sb.st_mtim.tv_nsec;
-	if ((f = unwind_maps_file_find(um, &k)) != NULL) {
-		if (f->state == UNWIND_MAPS_NONE && um->mode !=
-		    CONFIG_UNWIND_FP && unwind_maps_now() >= f->retry) {
+	if ((f = unwind_maps_file_find(um, &k, NULL)) != NULL) {
+		if (unwind_maps_file_due(um, f)) {
 			f->fd = fd;	/* evicted: build it again */
+			if (f->debug && (elf = elf_file_open(fd)) != NULL) {
+				unwind_maps_file_debug(um, f, elf, pid,
+				    e->path, &sb);
+				elf_file_close(elf);
+			}
 			unwind_maps_queue(um, f);
 		} else
 			close(fd);
 		return f;
 	}
-	if ((id = unwind_maps_id_alloc(um)) == -1) {
+	if ((f = unwind_maps_file_new(um, &k)) == NULL) {
 		close(fd);
 		return NULL;
 	}
-	f = xcalloc(1, sizeof(*f));
-	f->key = k;
-	f->id = id;
 	f->fd = fd;
 	if ((elf = elf_file_open(fd)) != NULL) {
 		f->segs = elf_file_segments(elf, &f->nsegs);
+		if (f->segs != NULL && um->mode != CONFIG_UNWIND_FP)
+			unwind_maps_file_debug(um, f, elf, pid, e->path, &sb);
 		elf_file_close(elf);
 	}
-	f->hnext = um->buckets[unwind_maps_key_hash(&k)];
-	um->buckets[unwind_maps_key_hash(&k)] = f;
-	um->byid[id] = f;
-	um->st.files++;
-	memset(&um->slots[id], 0, sizeof(um->slots[id]));
-	if (f->segs == NULL) {
-		f->state = UNWIND_MAPS_FAILED;
-		um->st.build_failed++;
-		close(f->fd);
-		f->fd = -1;
-	} else if (um->mode != CONFIG_UNWIND_FP)
-		unwind_maps_queue(um, f);
-	else {
-		close(f->fd);
-		f->fd = -1;
-	}
+	unwind_maps_file_start(um, f);
 	return f;
 }
 
@@ -529,14 +642,18 @@ unwind_maps_build_done(struct unwind_maps *um, struct unwind_maps_file *f)
 	if (t == NULL) {
 		/* No usable CFI, or over a quarter of the room. */
 		f->state = UNWIND_MAPS_FAILED;
+		if (!ts.too_big)
+			um->slots[f->id].flags = UNWIND_FILE_NO_CFI;
 		um->st.build_failed++;
 		um->st.full += ts.too_big != 0;
 	} else if (unwind_maps_load(um, f, t) == -1) {
 		/* No room now: again when a process maps it, later. */
 		f->state = UNWIND_MAPS_NONE;
 		f->retry = unwind_maps_now() + UNWIND_MAPS_RETRY;
-	} else
+	} else {
 		um->st.builds++;
+		um->st.builds_debug += f->debug;
+	}
 	unwind_table_free(t);
 }
 
@@ -560,9 +677,15 @@ unwind_maps_build(struct unwind_maps *um, uint64_t slice)
 	start = now = unwind_maps_cpu_ns();
 	while ((f = um->qhead) != NULL && now - start < slice) {
 		if (f->b == NULL) {
-			if ((f->elf = elf_file_open(f->fd)) != NULL)
+			if (f->img != NULL)
+				f->b = unwind_table_builder_create_mem(f->img,
+				    f->img_len, &um->limits);
+			else if ((f->elf = elf_file_open(f->fd)) != NULL) {
+				if (f->dfd != -1)
+					f->delf = elf_file_open(f->dfd);
 				f->b = unwind_table_builder_create(f->elf,
-				    NULL, &um->limits);
+				    f->delf, &um->limits);
+			}
 			if (f->b == NULL) {
 				unwind_maps_build_done(um, f);
 				continue;
@@ -657,13 +780,14 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	v = xcalloc(1, sizeof(*v));
 	for (i = 0; i < maps->n; i++) {
 		e = &maps->v[i];
-		if (e->kind != PROCMAPS_FILE)
+		if (e->kind == PROCMAPS_ANON)
 			continue;
 		if (v->n == UNWIND_PROC_MAPS) {
 			um->st.proc_maps_over++;
 			break;
 		}
 		if ((f = unwind_maps_file_get(um, pid, e)) == NULL ||
+		    f->segs == NULL ||
 		    elf_file_offset_to_vaddr(f->segs, f->nsegs, e->offset,
 		    &vaddr) == -1)
 			continue;
@@ -726,6 +850,8 @@ unwind_maps_create(struct ev_loop *loop, struct session_unwind *su,
 	um->loop = loop;
 	um->su = su;
 	um->mode = conf->unwind;
+	um->debug_dirs = conf->debug_dirs != NULL ?
+	    xstrdup(conf->debug_dirs) : NULL;
 	um->rows = session_unwind_rows(su, &nrows);
 	um->pages = session_unwind_pages(su, &npages);
 	um->slots = session_unwind_files(su, &um->nslots);
@@ -755,6 +881,7 @@ unwind_maps_free(struct unwind_maps *um)
 			unwind_maps_file_free(um, um->byid[i]);
 	}
 	free(um->byid);
+	free(um->debug_dirs);
 	unwind_maps_space_clear(&um->rowspace);
 	unwind_maps_space_clear(&um->pagespace);
 	free(um);
@@ -764,8 +891,12 @@ unwind_maps_free(struct unwind_maps *um)
 void
 unwind_maps_configure(struct unwind_maps *um, const struct config *conf)
 {
-	if (um != NULL)
-		um->mode = conf->unwind;
+	if (um == NULL)
+		return;
+	um->mode = conf->unwind;
+	free(um->debug_dirs);
+	um->debug_dirs = conf->debug_dirs != NULL ?
+	    xstrdup(conf->debug_dirs) : NULL;
 }
 
 void
@@ -790,11 +921,13 @@ unwind_maps_log_state(struct unwind_maps *um)
 	unwind_maps_stats(um, &st);
 	log_info("unwind: %zu files, %zu tables loaded (%zu queued), "
 	    "%zu/%zu rows, %zu/%zu pages, %zu bytes, %zu processes, "
-	    "%" PRIu64 " built in %" PRIu64 " ms of CPU, %" PRIu64
-	    " without table, %" PRIu64 " evictions, %" PRIu64 " full",
+	    "%" PRIu64 " built in %" PRIu64 " ms of CPU (%" PRIu64
+	    " from debug files), %zu vdso, %" PRIu64 " without table, %"
+	    PRIu64 " evictions, %" PRIu64 " full",
 	    st.files, st.tables, st.queued, st.rows, st.rows_max, st.pages,
 	    st.pages_max, st.bytes, st.procs, st.builds,
-	    st.build_ns / 1000000, st.build_failed, st.evictions, st.full);
+	    st.build_ns / 1000000, st.builds_debug, st.vdso, st.build_failed,
+	    st.evictions, st.full);
 	session_unwind_stats(um->su, s);
 	for (i = 0; i < UNWIND_STAT_MAX && len < sizeof(buf); i++)
 		len += snprintf(buf + len, sizeof(buf) - len, "%s%s %" PRIu64,

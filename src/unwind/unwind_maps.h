@@ -14,6 +14,7 @@ struct unwind_maps_proc;
 
 struct unwind_maps_stats {
 	size_t		 files;		/* files known */
+	size_t		 vdso;		/* of them vDSO images */
 	size_t		 tables;	/* of them with a table loaded */
 	size_t		 queued;	/* waiting to be built */
 	size_t		 procs;		/* processes with mappings in BPF */
@@ -23,6 +24,8 @@ struct unwind_maps_stats {
 	size_t		 pages_max;
 	size_t		 bytes;		/* of rows and pages loaded */
 	uint64_t	 builds;	/* tables built */
+	uint64_t	 builds_debug;	/* of them from a debug file's
+					   .debug_frame */
 	uint64_t	 build_failed;	/* files with no usable table */
 	uint64_t	 build_ns;	/* CPU time spent building */
 	uint64_t	 evictions;	/* tables evicted to make room */
