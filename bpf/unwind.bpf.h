@@ -196,6 +196,12 @@ uw_map_find(struct uw_walk *w, __u64 pc)
 	bpf_loop(UW_MAPS_STEPS, uw_maps_cb, &s, 0);
 	if (s.found < 0 || s.found >= UNWIND_PROC_MAPS) {
 		w->flags |= UW_F_NO_MAP;
+		/* A library loaded since its maps were read? */
+		if (s.p->asked != w->now) {
+			s.p->asked = w->now;
+			uw_stat_add(UNWIND_STAT_MAPS_ASKED, 1);
+			event_send_arg(PROFILE_EVENT_UNWIND_MAPS, w->pid, pc);
+		}
 		return -1;
 	}
 	i = s.found;
@@ -282,6 +288,8 @@ uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
 	if (uw_map_get(w, pc) != 0)
 		return -1;
 	idx = w->file[0];
+	if (idx == UNWIND_NO_FILE)
+		return -1;	/* JIT code: its frame pointers */
 	if ((f = bpf_map_lookup_elem(&uw_files, &idx)) == NULL) {
 		w->flags |= UW_F_NO_TABLE;
 		return -1;

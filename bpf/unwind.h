@@ -95,10 +95,16 @@ struct unwind_mapping {
 	__u32	flags;
 };
 
-/* uw_procs (HASH, tgid ->): the mappings, sorted by start. */
+/*
+ * uw_procs (HASH, tgid ->): the mappings, sorted by start; anonymous
+ * code (JIT) has file_id UNWIND_NO_FILE.  A pc in none of them makes
+ * the walker ask for the maps to be read again (a library loaded
+ * since), once per unwind_file.hit unit (about a second) at most:
+ * asked says when last, and the daemon sets it when it writes.
+ */
 struct unwind_proc {
 	__u32			n;
-	__u32			pad;
+	__u32			asked;
 	struct unwind_mapping	m[UNWIND_PROC_MAPS];
 };
 
@@ -132,6 +138,7 @@ enum unwind_stat {
 	UNWIND_STAT_USTACKS,		/* user stacks stored, any mode */
 	UNWIND_STAT_USTACK_NS,		/* the time their walks took */
 	UNWIND_STAT_TRUNCATED,		/* walks given UNWIND_TRUNCATED_IP */
+	UNWIND_STAT_MAPS_ASKED,		/* maps asked to be read again */
 	UNWIND_STAT_MAX
 };
 

@@ -358,6 +358,14 @@ pids_event(struct pids *p, const struct profile_event *ev)
 			pids_load_again(p, proc);
 		pids_write_config(p, proc);
 		break;
+	case PROFILE_EVENT_UNWIND_MAPS:
+		/* Code in no mapping the unwinder knows: a new library? */
+		if ((proc = pids_find(p, pid)) != NULL &&
+		    proc->state == PIDS_ALIVE && proc->loaded) {
+			unwind_maps_proc_asked(proc->uw);
+			pids_load_again(p, proc);
+		}
+		break;
 	case PROFILE_EVENT_PYSTACK:
 		/* A new Python stack: read its code objects now. */
 		if ((proc = pids_find(p, pid)) != NULL && proc->py != NULL &&

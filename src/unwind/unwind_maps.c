@@ -100,6 +100,7 @@ struct unwind_maps_file {
 
 struct unwind_maps_proc {
 	pid_t			 pid;
+	int			 asked;		/* the next write answers BPF */
 	struct unwind_maps_proc	*pnext;		/* bucket, by pid */
 	struct unwind_maps_file	**files;	/* one reference each */
 	size_t			 nfiles;
@@ -760,7 +761,7 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	struct unwind_mapping		*m;
 	struct unwind_proc		*v;
 	uint64_t			 vaddr;
-	size_t				 i, queued;
+	size_t				 i, queued, nfiles = 0;
 
 	if (um == NULL || maps == NULL || pid <= 0)
 		return up;
@@ -778,13 +779,25 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	/* The new references first: a file mapped still keeps its record. */
 	queued = um->st.queued;
 	v = xcalloc(1, sizeof(*v));
+	/*
+	 * An answer to the walker: it asks again a second after at the
+	 * soonest, even if what it met was no code.  Else at once.
+	 */
+	v->asked = up->asked ? unwind_maps_now() : 0;
+	up->asked = 0;
 	for (i = 0; i < maps->n; i++) {
 		e = &maps->v[i];
-		if (e->kind == PROCMAPS_ANON)
-			continue;
 		if (v->n == UNWIND_PROC_MAPS) {
 			um->st.proc_maps_over++;
 			break;
+		}
+		if (e->kind == PROCMAPS_ANON) {
+			/* JIT code: known, stepped by frame pointer. */
+			m = &v->m[v->n++];
+			m->start = e->start;
+			m->end = e->end;
+			m->file_id = UNWIND_NO_FILE;
+			continue;
 		}
 		if ((f = unwind_maps_file_get(um, pid, e)) == NULL ||
 		    f->segs == NULL ||
@@ -801,12 +814,13 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 		up->files = xreallocarray(up->files, up->nfiles + 1,
 		    sizeof(*up->files));
 		up->files[up->nfiles++] = f;
+		nfiles++;
 	}
 	/* Drop the old ones. */
-	for (i = 0; i + v->n < up->nfiles; i++)
+	for (i = 0; i + nfiles < up->nfiles; i++)
 		up->files[i]->refs--;
-	memmove(up->files, up->files + i, v->n * sizeof(*up->files));
-	up->nfiles = v->n;
+	memmove(up->files, up->files + i, nfiles * sizeof(*up->files));
+	up->nfiles = nfiles;
 	if (session_unwind_proc_set(um->su, pid, v) == -1) {
 		if (um->st.proc_errors++ == 0)
 			log_warn("pid %d: write unwind mappings", (int)pid);
@@ -821,6 +835,13 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	if (um->st.queued > queued)
 		unwind_maps_build(um, UNWIND_MAPS_SLICE_NS);
 	return up;
+}
+
+void
+unwind_maps_proc_asked(struct unwind_maps_proc *up)
+{
+	if (up != NULL)
+		up->asked = 1;
 }
 
 void

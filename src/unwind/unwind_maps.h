@@ -53,6 +53,11 @@ void		 unwind_maps_configure(struct unwind_maps *,
  */
 struct unwind_maps_proc *unwind_maps_proc(struct unwind_maps *,
 		    struct unwind_maps_proc *, pid_t, const struct procmaps *);
+/*
+ * The walker asked for the process's maps (PROFILE_EVENT_UNWIND_MAPS):
+ * the next unwind_maps_proc answers it.
+ */
+void		 unwind_maps_proc_asked(struct unwind_maps_proc *);
 /* The process exec'd or is gone: its mappings leave BPF. */
 void		 unwind_maps_proc_close(struct unwind_maps *,
 		    struct unwind_maps_proc *);
