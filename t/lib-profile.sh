@@ -12,6 +12,8 @@
 #   percent PART WHOLE		PART / WHOLE in whole percent
 #   within A B TOL		|A - B| <= TOL
 #   workload_wait PIDFILE	wait until the workload wrote "ready PID"
+#   fpless_whole SERVICE	the ERE of a whole stack of t/helper/fpless
+#				(-m cpu) run as SERVICE
 
 profile_config () {
 	{
@@ -53,6 +55,14 @@ workload_wait () {
 		test $n -lt 600 || { echo >&2 "workload not ready"; return 1; }
 		sleep 0.05
 	done
+}
+
+# A whole stack: main, then the callers of the workload's own functions
+# in order, with whatever libc frames (qsort_r's: qsort jumps to it)
+# and kernel frames lie below its innermost function.  GCC may rename
+# hash_block (hash_block.constprop.0).
+fpless_whole () {
+	echo "^$1;(.*;)?main(;sort_phase(;qsort(_r)?(;.*)?)?|;hash_phase(;hash_block[^;]*(;.*)?)?|;clock_gettime[^;]*(;.*)?)?\$"
 }
 
 # mkworkload HELPER NAME: a copy of t/helper/HELPER named NAME in the

@@ -381,6 +381,12 @@ metrics_prom_unwind(FILE *f, const struct metrics_view *d)
 		session_unwind_stats(session_unwind(d->session), s);
 	metrics_prom_gauge(f, "ebpfspy_unwind_tables",
 	    "Unwind tables loaded in the kernel.", us.tables);
+	metrics_prom_gauge(f, "ebpfspy_unwind_shared_tables",
+	    "Files whose unwind table is the very table of another file "
+	    "loaded (same rows), shared.", us.shared);
+	metrics_prom_counter(f, "ebpfspy_unwind_maps_asked_total",
+	    "Maps read again because the unwinder met code in no mapping.",
+	    s[UNWIND_STAT_MAPS_ASKED]);
 	metrics_prom_gauge(f, "ebpfspy_unwind_files",
 	    "Files whose unwind tables are known or wanted.", us.files);
 	metrics_prom_gauge(f, "ebpfspy_unwind_rows",

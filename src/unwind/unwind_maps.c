@@ -45,87 +45,12 @@
 #include "proc/procmaps.h"
 #include "session/session_unwind.h"
 #include "unwind_maps.h"
+#include "unwind_maps_int.h"
 #include "unwind_maps_source.h"
 #include "unwind_maps_space.h"
 #include "unwind_table.h"
 #include "util/hash.h"
 #include "util/xmalloc.h"
-
-#define UNWIND_MAPS_BUCKETS	1024
-#define UNWIND_MAPS_SLICE_NS	2000000		/* of building, at most */
-#define UNWIND_MAPS_STEP	64		/* FDEs a builder step */
-#define UNWIND_MAPS_GRACE_NS	1000000		/* before evicted room is reused */
-#define UNWIND_MAPS_HOT		4		/* seconds a table walked is kept */
-#define UNWIND_MAPS_RETRY	10		/* seconds before a table that did
-						   not fit is built again */
-
-enum unwind_maps_state {
-	UNWIND_MAPS_NONE,	/* no table: evicted, or never built */
-	UNWIND_MAPS_QUEUED,	/* waiting for, or in, the builder */
-	UNWIND_MAPS_LOADED,
-	UNWIND_MAPS_FAILED,	/* no usable table: frame pointers */
-};
-
-struct unwind_maps_key {
-	uint64_t	 dev;
-	uint64_t	 ino;
-	int64_t		 size;
-	int64_t		 mtime_sec;
-	int64_t		 mtime_nsec;
-	uint64_t	 img_hash;	/* a vDSO's, of its bytes; else 0 */
-};
-
-struct unwind_maps_file {
-	struct unwind_maps_key		 key;
-	uint32_t			 id;	/* slot of uw_files */
-	enum unwind_maps_state		 state;
-	size_t				 refs;	/* processes that map it */
-	struct elf_file_segment		*segs;
-	size_t				 nsegs;
-	int				 fd;	/* while queued */
-	int				 dfd;	/* its debug file, while queued */
-	int				 debug;	/* CFI from a debug file */
-	uint8_t				*img;	/* a vDSO's image */
-	size_t				 img_len;
-	struct elf_file			*elf;	/* while building */
-	struct elf_file			*delf;
-	struct unwind_table_builder	*b;
-	uint32_t			 row_base, nrows;
-	uint32_t			 page_base, npages;
-	uint32_t			 used;	/* loaded or mapped, as hit */
-	uint32_t			 retry;	/* did not fit: not before */
-	struct unwind_maps_file		*hnext;	/* bucket */
-	struct unwind_maps_file		*qnext;	/* build queue */
-};
-
-struct unwind_maps_proc {
-	pid_t			 pid;
-	int			 asked;		/* the next write answers BPF */
-	struct unwind_maps_proc	*pnext;		/* bucket, by pid */
-	struct unwind_maps_file	**files;	/* one reference each */
-	size_t			 nfiles;
-};
-
-struct unwind_maps {
-	struct ev_loop		*loop;
-	struct session_unwind	*su;
-	int			 mode;		/* enum config_unwind */
-	struct unwind_row	*rows;
-	struct unwind_page	*pages;
-	struct unwind_file	*slots;
-	size_t			 nslots;
-	struct unwind_maps_space rowspace;
-	struct unwind_maps_space pagespace;
-	struct unwind_maps_file	**byid;		/* nslots */
-	struct unwind_maps_file	*buckets[UNWIND_MAPS_BUCKETS];
-	/* The handle whose mappings BPF holds, by pid. */
-	struct unwind_maps_proc	*procs[UNWIND_MAPS_BUCKETS];
-	struct unwind_maps_file	*qhead, *qtail;
-	ev_idle			 idle;
-	struct unwind_maps_stats st;
-	struct unwind_table_limits limits;	/* of one table */
-	char			*debug_dirs;	/* [symbols] debug_dirs */
-};
 
 static size_t
 unwind_maps_key_hash(const struct unwind_maps_key *k)
@@ -157,7 +82,7 @@ unwind_maps_file_find(struct unwind_maps *um, const struct unwind_maps_key *k,
 }
 
 /* The clock of unwind_file.hit: BPF's, CLOCK_MONOTONIC, in ~seconds. */
-static uint32_t
+uint32_t
 unwind_maps_now(void)
 {
 	struct timespec	 ts;
@@ -167,7 +92,7 @@ unwind_maps_now(void)
 }
 
 /* The file's slot, published: nrows last, cleared first. */
-static void
+void
 unwind_maps_slot_publish(struct unwind_maps *um, struct unwind_maps_file *f,
     uint64_t pc_base, uint64_t pc_end)
 {
@@ -186,8 +111,14 @@ unwind_maps_slot_publish(struct unwind_maps *um, struct unwind_maps_file *f,
 static void
 unwind_maps_table_drop(struct unwind_maps *um, struct unwind_maps_file *f)
 {
+	if (f->state == UNWIND_MAPS_SHARED) {
+		unwind_maps_share_drop(um, f);
+		return;
+	}
 	if (f->state != UNWIND_MAPS_LOADED)
 		return;
+	/* Its borrowers' slots go first, their walks in the same grace. */
+	unwind_maps_share_drop(um, f);
 	__atomic_store_n(&um->slots[f->id].nrows, 0, __ATOMIC_RELEASE);
 	unwind_maps_space_free_later(&um->rowspace, f->row_base, f->nrows);
 	unwind_maps_space_free_later(&um->pagespace, f->page_base,
@@ -199,29 +130,25 @@ unwind_maps_table_drop(struct unwind_maps *um, struct unwind_maps_file *f)
 	f->state = UNWIND_MAPS_NONE;
 }
 
-/* When a loaded table was last of use, as unwind_file.hit. */
-static uint32_t
-unwind_maps_file_used(struct unwind_maps *um, struct unwind_maps_file *f)
-{
-	uint32_t	 hit = um->slots[f->id].hit;
-
-	return hit > f->used ? hit : f->used;
-}
-
-/* Which of two tables to evict first; a is not evicted at all. */
+/*
+ * Which of two tables to evict first; a is not evicted at all.  The
+ * processes of the files that share a table count as its own.
+ */
 static int
 unwind_maps_evict_before(struct unwind_maps *um, struct unwind_maps_file *a,
     struct unwind_maps_file *b)
 {
-	uint32_t	 ua = unwind_maps_file_used(um, a);
+	uint32_t	 ua = unwind_maps_share_used(um, a);
+	size_t		 ra = unwind_maps_share_refs(a), rb;
 
-	if (a->refs != 0 && ua + UNWIND_MAPS_HOT >= unwind_maps_now())
+	if (ra != 0 && ua + UNWIND_MAPS_HOT >= unwind_maps_now())
 		return 0;		/* in use */
 	if (b == NULL)
 		return 1;
-	if ((a->refs == 0) != (b->refs == 0))
-		return a->refs == 0;
-	return ua < unwind_maps_file_used(um, b);
+	rb = unwind_maps_share_refs(b);
+	if ((ra == 0) != (rb == 0))
+		return ra == 0;
+	return ua < unwind_maps_share_used(um, b);
 }
 
 /*
@@ -311,7 +238,8 @@ unwind_maps_id_alloc(struct unwind_maps *um)
 	}
 	for (i = 0; i < um->nslots; i++) {
 		f = um->byid[i];
-		if (f->refs != 0 || f->state == UNWIND_MAPS_QUEUED)
+		if (unwind_maps_share_refs(f) != 0 ||
+		    f->state == UNWIND_MAPS_QUEUED)
 			continue;
 		if (victim == NULL || f->used < victim->used)
 			victim = f;
@@ -647,13 +575,14 @@ unwind_maps_build_done(struct unwind_maps *um, struct unwind_maps_file *f)
 			um->slots[f->id].flags = UNWIND_FILE_NO_CFI;
 		um->st.build_failed++;
 		um->st.full += ts.too_big != 0;
-	} else if (unwind_maps_load(um, f, t) == -1) {
+	} else if (unwind_maps_share(um, f, t) == 0 ||
+	    unwind_maps_load(um, f, t) == 0) {
+		um->st.builds++;
+		um->st.builds_debug += f->debug;
+	} else {
 		/* No room now: again when a process maps it, later. */
 		f->state = UNWIND_MAPS_NONE;
 		f->retry = unwind_maps_now() + UNWIND_MAPS_RETRY;
-	} else {
-		um->st.builds++;
-		um->st.builds_debug += f->debug;
 	}
 	unwind_table_free(t);
 }
@@ -940,12 +869,13 @@ unwind_maps_log_state(struct unwind_maps *um)
 	if (um == NULL)
 		return;
 	unwind_maps_stats(um, &st);
-	log_info("unwind: %zu files, %zu tables loaded (%zu queued), "
+	log_info("unwind: %zu files, %zu tables loaded (%zu queued, %zu "
+	    "shared), "
 	    "%zu/%zu rows, %zu/%zu pages, %zu bytes, %zu processes, "
 	    "%" PRIu64 " built in %" PRIu64 " ms of CPU (%" PRIu64
 	    " from debug files), %zu vdso, %" PRIu64 " without table, %"
 	    PRIu64 " evictions, %" PRIu64 " full",
-	    st.files, st.tables, st.queued, st.rows, st.rows_max, st.pages,
+	    st.files, st.tables, st.queued, st.shared, st.rows, st.rows_max, st.pages,
 	    st.pages_max, st.bytes, st.procs, st.builds,
 	    st.build_ns / 1000000, st.builds_debug, st.vdso, st.build_failed,
 	    st.evictions, st.full);

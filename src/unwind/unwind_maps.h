@@ -17,6 +17,8 @@ struct unwind_maps_stats {
 	size_t		 vdso;		/* of them vDSO images */
 	size_t		 tables;	/* of them with a table loaded */
 	size_t		 queued;	/* waiting to be built */
+	size_t		 shared;	/* files whose table is another's,
+					   the same rows (not in tables) */
 	size_t		 procs;		/* processes with mappings in BPF */
 	size_t		 rows;		/* rows loaded */
 	size_t		 rows_max;
