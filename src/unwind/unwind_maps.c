@@ -690,7 +690,7 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	struct unwind_mapping		*m;
 	struct unwind_proc		*v;
 	uint64_t			 vaddr;
-	size_t				 i, queued, nfiles = 0;
+	size_t				 i, queued, nfiles = 0, left = 0;
 
 	if (um == NULL || maps == NULL || pid <= 0)
 		return up;
@@ -714,6 +714,8 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	 */
 	v->asked = up->asked ? unwind_maps_now() : 0;
 	up->asked = 0;
+	for (i = 0; i < maps->n; i++)
+		left += maps->v[i].kind != PROCMAPS_ANON;
 	for (i = 0; i < maps->n; i++) {
 		e = &maps->v[i];
 		if (v->n == UNWIND_PROC_MAPS) {
@@ -721,13 +723,21 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 			break;
 		}
 		if (e->kind == PROCMAPS_ANON) {
-			/* JIT code: known, stepped by frame pointer. */
+			/*
+			 * JIT code: known, stepped by frame pointer; in the
+			 * room the files leave.
+			 */
+			if (v->n + left >= UNWIND_PROC_MAPS) {
+				um->st.proc_maps_over++;
+				continue;
+			}
 			m = &v->m[v->n++];
 			m->start = e->start;
 			m->end = e->end;
 			m->file_id = UNWIND_NO_FILE;
 			continue;
 		}
+		left--;
 		if ((f = unwind_maps_file_get(um, pid, e)) == NULL ||
 		    f->segs == NULL ||
 		    elf_file_offset_to_vaddr(f->segs, f->nsegs, e->offset,
