@@ -137,7 +137,7 @@ enum unwind_stat {
 	UNWIND_STAT_SIGNAL,		/* signal frames stepped through */
 	UNWIND_STAT_USTACKS,		/* user stacks stored, any mode */
 	UNWIND_STAT_USTACK_NS,		/* the time their walks took */
-	UNWIND_STAT_TRUNCATED,		/* walks given UNWIND_TRUNCATED_IP */
+	UNWIND_STAT_TRUNCATED,		/* given UNWIND_TRUNCATED_IP */
 	UNWIND_STAT_MAPS_ASKED,		/* maps asked to be read again */
 	UNWIND_STAT_MAX
 };

@@ -5,10 +5,12 @@
  * its device, inode, size and modification time, and an id: its slot in
  * uw_files.  A vDSO's record is keyed by its image, bytes compared
  * (src/unwind_maps_source.c); a file with no CFI of its own keeps its
- * debug file open until its table is built from the .debug_frame there.  The id stays while the record does, so a process's
- * mappings (uw_procs) name files by id whether their tables are loaded
- * or not; the walker finds nrows 0 in a slot without a table and steps
- * by frame pointer.  Tables are built by src/unwind_table.c in slices
+ * debug file open until its table is built from the .debug_frame
+ * there.  The id stays while the record does, so a process's mappings
+ * (uw_procs) name files by id whether their tables are loaded or not;
+ * the walker finds nrows 0 in a slot without a table and steps by frame
+ * pointer.  A table that is the same rows as one loaded borrows its rows
+ * (src/unwind_maps_share.c).  Tables are built by src/unwind_table.c in slices
  * from an idle watcher, so a large file never holds the loop for more
  * than a slice; then their rows and pages are copied into the mmapped
  * arrays, and the file's slot is published, nrows last.
@@ -885,7 +887,8 @@ unwind_maps_log_state(struct unwind_maps *um)
 	    "%" PRIu64 " built in %" PRIu64 " ms of CPU (%" PRIu64
 	    " from debug files), %zu vdso, %" PRIu64 " without table, %"
 	    PRIu64 " evictions, %" PRIu64 " full",
-	    st.files, st.tables, st.queued, st.shared, st.rows, st.rows_max, st.pages,
+	    st.files, st.tables, st.queued, st.shared, st.rows, st.rows_max,
+	    st.pages,
 	    st.pages_max, st.bytes, st.procs, st.builds,
 	    st.build_ns / 1000000, st.builds_debug, st.vdso, st.build_failed,
 	    st.evictions, st.full);

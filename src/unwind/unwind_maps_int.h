@@ -52,8 +52,8 @@ struct unwind_maps_file {
 	struct elf_file_segment		*segs;
 	size_t				 nsegs;
 	int				 fd;	/* while queued */
-	int				 dfd;	/* its debug file, while queued */
-	int				 debug;	/* CFI from a debug file */
+	int				 dfd;	/* debug file, while queued */
+	int				 debug;	/* its CFI is a debug file's */
 	uint8_t				*img;	/* a vDSO's image */
 	size_t				 img_len;
 	struct elf_file			*elf;	/* while building */
@@ -63,9 +63,9 @@ struct unwind_maps_file {
 	uint32_t			 page_base, npages;
 	uint32_t			 used;	/* loaded or mapped, as hit */
 	uint32_t			 retry;	/* did not fit: not before */
-	uint64_t			 thash;	/* of its rows and pages */
-	struct unwind_maps_file		*lender;	/* SHARED: whose rows */
-	struct unwind_maps_file		*borrowers;	/* LOADED: who shares */
+	uint64_t			 thash;	/* of rows and pages */
+	struct unwind_maps_file		*lender;	/* SHARED: whose */
+	struct unwind_maps_file		*borrowers;	/* LOADED: list */
 	struct unwind_maps_file		*bnext;
 	struct unwind_maps_file		*hnext;	/* bucket */
 	struct unwind_maps_file		*qnext;	/* build queue */
@@ -73,7 +73,7 @@ struct unwind_maps_file {
 
 struct unwind_maps_proc {
 	pid_t			 pid;
-	int			 asked;		/* the next write answers BPF */
+	int			 asked;		/* next write answers BPF */
 	struct unwind_maps_proc	*pnext;		/* bucket, by pid */
 	struct unwind_maps_file	**files;	/* one reference each */
 	size_t			 nfiles;
