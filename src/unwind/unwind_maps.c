@@ -327,11 +327,10 @@ unwind_maps_file_debug(struct unwind_maps *um, struct unwind_maps_file *f,
 	if (f->dfd != -1)
 		close(f->dfd);
 	f->dfd = unwind_maps_source_debug(elf, pid, path, sb, um->debug_dirs);
-	if (f->dfd != -1) {
-		f->debug = 1;
+	f->debug = f->dfd != -1;
+	if (f->debug)
 		log_debug("unwind: file %" PRIu32 " (%s): CFI from its debug "
 		    "file", f->id, path);
-	}
 }
 
 /* The record of a process's vDSO: by its image, bytes compared. */
@@ -412,8 +411,12 @@ unwind_maps_file_get(struct unwind_maps *um, pid_t pid,
 	k.mtime_nsec = sb.st_mtim.tv_nsec;
 	if ((f = unwind_maps_file_find(um, &k, NULL)) != NULL) {
 		if (unwind_maps_file_due(um, f)) {
-			f->fd = fd;	/* evicted: build it again */
-			if (f->debug && (elf = elf_file_open(fd)) != NULL) {
+			/*
+			 * Evicted, or never built (unwind was fp): build
+			 * it again, from its debug file if it has no CFI.
+			 */
+			f->fd = fd;
+			if ((elf = elf_file_open(fd)) != NULL) {
 				unwind_maps_file_debug(um, f, elf, pid,
 				    e->path, &sb);
 				elf_file_close(elf);
