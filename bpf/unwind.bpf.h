@@ -110,6 +110,8 @@ struct uw_walk {
 	__u32	ntable;		/* frames stepped by a table */
 	__u32	nfp;
 	__u32	now;		/* for unwind_file.hit */
+	__u32	tick;		/* for unwind_proc.asked */
+	__u32	pad;
 	__u64	start[2];	/* [0]: the mapping found last */
 	__u64	end[2];
 	__u64	bias[2];
@@ -197,8 +199,8 @@ uw_map_find(struct uw_walk *w, __u64 pc)
 	if (s.found < 0 || s.found >= UNWIND_PROC_MAPS) {
 		w->flags |= UW_F_NO_MAP;
 		/* A library loaded since its maps were read? */
-		if (s.p->asked != w->now) {
-			s.p->asked = w->now;
+		if (w->tick >= s.p->asked) {
+			s.p->asked = w->tick + UNWIND_ASK_WAIT;
 			uw_stat_add(UNWIND_STAT_MAPS_ASKED, 1);
 			event_send_arg(PROFILE_EVENT_UNWIND_MAPS, w->pid, pc);
 		}
@@ -503,6 +505,7 @@ uw_walk_user(__u32 pid)
 	struct pt_regs			*regs;
 	struct uw_walk			*w;
 	__u32				 f, n, zero = 0;
+	__u64				 t;
 
 	if ((buf = bpf_map_lookup_elem(&scratch, &zero)) == NULL ||
 	    (w = bpf_map_lookup_elem(&uw_walk, &zero)) == NULL)
@@ -519,7 +522,9 @@ uw_walk_user(__u32 pid)
 	w->pid = pid;
 	w->max = unwind_depth;
 	w->flags = UW_F_EXACT;
-	w->now = bpf_ktime_get_ns() >> UNWIND_HIT_SHIFT;
+	t = bpf_ktime_get_ns();
+	w->now = t >> UNWIND_HIT_SHIFT;
+	w->tick = t >> UNWIND_ASK_SHIFT;
 	/* One more iteration than frames: the last one tells depth. */
 	bpf_loop(PROFILE_STACK_DEPTH + 1, uw_step_cb, NULL, 0);
 

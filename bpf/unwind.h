@@ -99,9 +99,13 @@ struct unwind_mapping {
  * uw_procs (HASH, tgid ->): the mappings, sorted by start; anonymous
  * code (JIT) has file_id UNWIND_NO_FILE.  A pc in none of them makes
  * the walker ask for the maps to be read again (a library loaded
- * since), once per unwind_file.hit unit (about a second) at most:
- * asked says when last, and the daemon sets it when it writes.
+ * since), not before asked, in CLOCK_MONOTONIC nanoseconds >>
+ * UNWIND_ASK_SHIFT (about 67 ms): it then sets asked UNWIND_ASK_WAIT
+ * later, and the daemon's answer sets it, later and later while its
+ * answers find nothing new.
  */
+#define UNWIND_ASK_SHIFT	26
+#define UNWIND_ASK_WAIT		16
 struct unwind_proc {
 	__u32			n;
 	__u32			asked;

@@ -361,10 +361,8 @@ pids_event(struct pids *p, const struct profile_event *ev)
 	case PROFILE_EVENT_UNWIND_MAPS:
 		/* Code in no mapping the unwinder knows: a new library? */
 		if ((proc = pids_find(p, pid)) != NULL &&
-		    proc->state == PIDS_ALIVE && proc->loaded) {
-			unwind_maps_proc_asked(proc->uw);
-			pids_load_again(p, proc);
-		}
+		    proc->state == PIDS_ALIVE && proc->loaded)
+			pids_load_unwind(p, proc);
 		break;
 	case PROFILE_EVENT_PYSTACK:
 		/* A new Python stack: read its code objects now. */

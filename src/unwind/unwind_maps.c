@@ -653,8 +653,56 @@ unwind_maps_proc_unref(struct unwind_maps *um, struct unwind_maps_proc *up)
 	for (i = 0; i < up->nfiles; i++)
 		up->files[i]->refs--;
 	free(up->files);
+	free(up->at);
 	up->files = NULL;
+	up->at = NULL;
 	up->nfiles = 0;
+}
+
+/*
+ * The file the process mapped at e when its maps were read last (old
+ * of them, sorted by start; *j the next to look at), if it is still
+ * there and needs no build: read again, the maps cost no open of the
+ * files they had already.
+ */
+static struct unwind_maps_file *
+unwind_maps_proc_had(struct unwind_maps *um, struct unwind_maps_proc *up,
+    size_t old, size_t *j, const struct procmaps_entry *e)
+{
+	const struct unwind_maps_at	*a;
+	struct unwind_maps_file		*f;
+
+	while (*j < old && up->at[*j].start < e->start)
+		(*j)++;
+	if (*j >= old)
+		return NULL;
+	a = &up->at[*j];
+	f = up->files[*j];
+	if (a->start != e->start || a->end != e->end ||
+	    a->offset != e->offset || a->inode != e->inode ||
+	    a->dev_major != e->dev_major || a->dev_minor != e->dev_minor ||
+	    unwind_maps_file_due(um, f))
+		return NULL;
+	return f;
+}
+
+static void
+unwind_maps_proc_add(struct unwind_maps_proc *up, struct unwind_maps_file *f,
+    const struct procmaps_entry *e)
+{
+	struct unwind_maps_at	*a;
+
+	up->files = xreallocarray(up->files, up->nfiles + 1,
+	    sizeof(*up->files));
+	up->at = xreallocarray(up->at, up->nfiles + 1, sizeof(*up->at));
+	up->files[up->nfiles] = f;
+	a = &up->at[up->nfiles++];
+	a->start = e->start;
+	a->end = e->end;
+	a->offset = e->offset;
+	a->inode = e->inode;
+	a->dev_major = e->dev_major;
+	a->dev_minor = e->dev_minor;
 }
 
 static struct unwind_maps_proc *
@@ -686,6 +734,35 @@ unwind_maps_proc_unlink(struct unwind_maps *um, pid_t pid)
 	}
 }
 
+/*
+ * When the walker may ask for the maps again.  At once after a read of
+ * our own; after an answer to it, one tick (a library it found may
+ * load others), twice as long each time an answer finds no new mapping
+ * (what the walker met was no code): a garbage pc costs a read of the
+ * maps every few seconds at most.
+ */
+static void
+unwind_maps_proc_ask(struct unwind_maps_proc *up, struct unwind_proc *v)
+{
+	struct timespec	 ts;
+	uint32_t	 tick;
+
+	if (!up->asked)
+		v->asked = 0;
+	else {
+		if (v->n != up->nmaps || up->backoff == 0)
+			up->backoff = 1;
+		else if (up->backoff < UNWIND_MAPS_ASK_MAX)
+			up->backoff *= 2;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		tick = (ts.tv_sec * 1000000000ULL + ts.tv_nsec) >>
+		    UNWIND_ASK_SHIFT;
+		v->asked = tick + up->backoff;
+	}
+	up->asked = 0;
+	up->nmaps = v->n;
+}
+
 struct unwind_maps_proc *
 unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
     pid_t pid, const struct procmaps *maps)
@@ -695,7 +772,8 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	struct unwind_mapping		*m;
 	struct unwind_proc		*v;
 	uint64_t			 vaddr;
-	size_t				 i, queued, nfiles = 0, left = 0;
+	size_t				 i, j = 0, old, queued, nfiles = 0;
+	size_t				 left = 0;
 
 	if (um == NULL || maps == NULL || pid <= 0)
 		return up;
@@ -712,13 +790,8 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	}
 	/* The new references first: a file mapped still keeps its record. */
 	queued = um->st.queued;
+	old = up->nfiles;
 	v = xcalloc(1, sizeof(*v));
-	/*
-	 * An answer to the walker: it asks again a second after at the
-	 * soonest, even if what it met was no code.  Else at once.
-	 */
-	v->asked = up->asked ? unwind_maps_now() : 0;
-	up->asked = 0;
 	for (i = 0; i < maps->n; i++)
 		left += maps->v[i].kind != PROCMAPS_ANON;
 	for (i = 0; i < maps->n; i++) {
@@ -743,8 +816,9 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 			continue;
 		}
 		left--;
-		if ((f = unwind_maps_file_get(um, pid, e)) == NULL ||
-		    f->segs == NULL ||
+		if ((f = unwind_maps_proc_had(um, up, old, &j, e)) == NULL)
+			f = unwind_maps_file_get(um, pid, e);
+		if (f == NULL || f->segs == NULL ||
 		    elf_file_offset_to_vaddr(f->segs, f->nsegs, e->offset,
 		    &vaddr) == -1)
 			continue;
@@ -755,16 +829,16 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 		m->end = e->end;
 		m->bias = e->start - vaddr;
 		m->file_id = f->id;
-		up->files = xreallocarray(up->files, up->nfiles + 1,
-		    sizeof(*up->files));
-		up->files[up->nfiles++] = f;
+		unwind_maps_proc_add(up, f, e);
 		nfiles++;
 	}
 	/* Drop the old ones. */
-	for (i = 0; i + nfiles < up->nfiles; i++)
+	for (i = 0; i < old; i++)
 		up->files[i]->refs--;
-	memmove(up->files, up->files + i, nfiles * sizeof(*up->files));
+	memmove(up->files, up->files + old, nfiles * sizeof(*up->files));
+	memmove(up->at, up->at + old, nfiles * sizeof(*up->at));
 	up->nfiles = nfiles;
+	unwind_maps_proc_ask(up, v);
 	if (session_unwind_proc_set(um->su, pid, v) == -1) {
 		if (um->st.proc_errors++ == 0)
 			log_warn("pid %d: write unwind mappings", (int)pid);

@@ -25,6 +25,7 @@ struct session_unwind;
 #define UNWIND_MAPS_HOT		4		/* seconds a table walked is kept */
 #define UNWIND_MAPS_RETRY	10		/* seconds before a table that did
 						   not fit is built again */
+#define UNWIND_MAPS_ASK_MAX	64	/* ticks between asks, at most */
 
 enum unwind_maps_state {
 	UNWIND_MAPS_NONE,	/* no table: evicted, or never built */
@@ -71,11 +72,24 @@ struct unwind_maps_file {
 	struct unwind_maps_file		*qnext;	/* build queue */
 };
 
+/* Where a process mapped a file, as its maps said. */
+struct unwind_maps_at {
+	uint64_t		 start;
+	uint64_t		 end;
+	uint64_t		 offset;
+	uint64_t		 inode;
+	uint32_t		 dev_major;
+	uint32_t		 dev_minor;
+};
+
 struct unwind_maps_proc {
 	pid_t			 pid;
 	int			 asked;		/* next write answers BPF */
+	uint32_t		 backoff;	/* its next ask, in ticks */
+	uint32_t		 nmaps;		/* mappings, as written */
 	struct unwind_maps_proc	*pnext;		/* bucket, by pid */
 	struct unwind_maps_file	**files;	/* one reference each */
+	struct unwind_maps_at	*at;		/* where each is mapped */
 	size_t			 nfiles;
 };
 
