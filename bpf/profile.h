@@ -116,7 +116,9 @@ enum profile_event_type {
 	PROFILE_EVENT_EXIT = 3,		/* the whole process is gone */
 	PROFILE_EVENT_SAMPLED = 4,	/* NOTIFY hit: the stack's id in arg */
 	PROFILE_EVENT_PYSTACK = 5,	/* a new Python stack: id in arg */
-	PROFILE_EVENT_MAPS = 6,		/* code outside the known mappings */
+	PROFILE_EVENT_UNWIND_MAPS = 6,	/* the unwinder met code in no
+					   mapping it knows (a library
+					   loaded since): the pc in arg */
 };
 
 struct profile_event {

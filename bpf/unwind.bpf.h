@@ -110,6 +110,8 @@ struct uw_walk {
 	__u32	ntable;		/* frames stepped by a table */
 	__u32	nfp;
 	__u32	now;		/* for unwind_file.hit */
+	__u32	tick;		/* for unwind_proc.asked */
+	__u32	pad;
 	__u64	start[2];	/* [0]: the mapping found last */
 	__u64	end[2];
 	__u64	bias[2];
@@ -137,51 +139,6 @@ uw_stat_add(__u32 idx, __u64 n)
  * The mapping of pc, from the process's sorted mappings: 0 and the
  * cache set, or -1.
  */
-/*
- * A walk that met code outside the process's known mappings (a library
- * dlopen'ed since its maps were read) asks the daemon to read them
- * again: at once the first time, then after a gap that doubles up to
- * a minute, so that code no file backs (JIT) does not make it read them
- * at every sample.
- */
-#define UW_RESCAN_GAP_NS	10000000ULL
-#define UW_RESCAN_GAP_MAX_NS	64000000000ULL
-
-struct uw_rescan {
-	__u64	next;
-	__u64	gap;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, struct uw_rescan);
-} uw_rescan SEC(".maps");
-
-static __always_inline void
-uw_rescan_ask(__u32 pid)
-{
-	struct uw_rescan	*r, first = {};
-	__u64			 now = bpf_ktime_get_ns();
-
-	if ((r = bpf_map_lookup_elem(&uw_rescan, &pid)) == NULL) {
-		first.next = now + UW_RESCAN_GAP_NS;
-		first.gap = UW_RESCAN_GAP_NS;
-		/* Another CPU may have asked at the same time. */
-		if (bpf_map_update_elem(&uw_rescan, &pid, &first,
-		    BPF_NOEXIST) != 0)
-			return;
-	} else {
-		if (now < r->next)
-			return;
-		if (r->gap < UW_RESCAN_GAP_MAX_NS)
-			r->gap *= 2;
-		r->next = now + r->gap;
-	}
-	event_send(PROFILE_EVENT_MAPS, pid);
-}
-
 /*
  * The searches run under bpf_loop() of their own: as plain loops, the
  * verifier walked each of their paths in each frame of the walk and
@@ -240,9 +197,13 @@ uw_map_find(struct uw_walk *w, __u64 pc)
 	s.found = -1;
 	bpf_loop(UW_MAPS_STEPS, uw_maps_cb, &s, 0);
 	if (s.found < 0 || s.found >= UNWIND_PROC_MAPS) {
-		if (!(w->flags & UW_F_NO_MAP))
-			uw_rescan_ask(w->pid);
 		w->flags |= UW_F_NO_MAP;
+		/* A library loaded since its maps were read? */
+		if (w->tick >= s.p->asked) {
+			s.p->asked = w->tick + UNWIND_ASK_WAIT;
+			uw_stat_add(UNWIND_STAT_MAPS_ASKED, 1);
+			event_send_arg(PROFILE_EVENT_UNWIND_MAPS, w->pid, pc);
+		}
 		return -1;
 	}
 	i = s.found;
@@ -329,13 +290,16 @@ uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
 	if (uw_map_get(w, pc) != 0)
 		return -1;
 	idx = w->file[0];
+	if (idx == UNWIND_NO_FILE)
+		return -1;	/* JIT code: its frame pointers */
 	if ((f = bpf_map_lookup_elem(&uw_files, &idx)) == NULL) {
 		w->flags |= UW_F_NO_TABLE;
 		return -1;
 	}
 	nrows = *(volatile __u32 *)&f->nrows;
 	if (nrows == 0) {
-		w->flags |= UW_F_NO_TABLE;
+		if (!(f->flags & UNWIND_FILE_NO_CFI))
+			w->flags |= UW_F_NO_TABLE;
 		return -1;
 	}
 	if (f->hit != w->now)
@@ -540,7 +504,8 @@ uw_walk_user(__u32 pid)
 	struct task_struct		*task;
 	struct pt_regs			*regs;
 	struct uw_walk			*w;
-	__u32				 f, zero = 0;
+	__u32				 f, n, zero = 0;
+	__u64				 t;
 
 	if ((buf = bpf_map_lookup_elem(&scratch, &zero)) == NULL ||
 	    (w = bpf_map_lookup_elem(&uw_walk, &zero)) == NULL)
@@ -557,11 +522,27 @@ uw_walk_user(__u32 pid)
 	w->pid = pid;
 	w->max = unwind_depth;
 	w->flags = UW_F_EXACT;
-	w->now = bpf_ktime_get_ns() >> UNWIND_HIT_SHIFT;
+	t = bpf_ktime_get_ns();
+	w->now = t >> UNWIND_HIT_SHIFT;
+	w->tick = t >> UNWIND_ASK_SHIFT;
 	/* One more iteration than frames: the last one tells depth. */
 	bpf_loop(PROFILE_STACK_DEPTH + 1, uw_step_cb, NULL, 0);
 
 	f = w->flags;
+	/*
+	 * Cut short, or through code whose table was not there yet (its
+	 * frame-pointer step may have lost callers): the outer end says
+	 * so, in place of the outermost frame when there is no room.
+	 */
+	n = buf->n;
+	if (n > 0 && (!(f & UW_F_END) || (f & (UW_F_NO_PROC |
+	    UW_F_NO_TABLE)))) {
+		if (n >= PROFILE_STACK_DEPTH)
+			n = PROFILE_STACK_DEPTH - 1;
+		buf->ip[n] = UNWIND_TRUNCATED_IP;
+		buf->n = n + 1;
+		uw_stat_add(UNWIND_STAT_TRUNCATED, 1);
+	}
 	uw_stat_add(UNWIND_STAT_WALKS, 1);
 	if (f & UW_F_END)
 		uw_stat_add(UNWIND_STAT_COMPLETE, 1);

@@ -4,8 +4,8 @@
  * (bpf/unwind.bpf.h).  x86_64 only.  Addresses in a file's table are
  * ELF virtual addresses of that file; the walker converts a runtime pc
  * with the mapping's bias (vaddr = pc - bias).
- * The format is fixed by /work/notes/unwind-format.md: change it only
- * with the agreement of both sides.
+ * The format is this header: change it in the builder and the walker
+ * together.
  * Fixed-width types only: compiled by clang -target bpf against
  * vmlinux.h and by cc against <linux/types.h>.
  */
@@ -60,11 +60,21 @@ struct unwind_page {        /* one per 64 KiB page of [pc_base, pc_end) */
 #define UNWIND_NO_FILE		0xffffffffU
 
 /*
+ * The outermost frame of a user stack whose walk did not reach the
+ * outermost frame, or met code whose table was not loaded yet: never a
+ * user address.  Userspace names it "[truncated]".
+ */
+#define UNWIND_TRUNCATED_IP	0xfffffffffffffff0ULL
+
+/*
  * uw_files (ARRAY, mmapped by the daemon), by file id: where a file's
  * rows and pages lie in uw_rows and uw_pages.  nrows is written last
  * and cleared first: 0 means no table (not built yet, evicted, or
- * none), and the walker takes a frame-pointer step.
+ * none), and the walker takes a frame-pointer step; with
+ * UNWIND_FILE_NO_CFI, none will come (the file has no CFI): the step is
+ * the file's own way, not a stack cut short.
  */
+#define UNWIND_FILE_NO_CFI	0x1
 struct unwind_file {
 	__u32	row_base;
 	__u32	nrows;
@@ -74,7 +84,7 @@ struct unwind_file {
 	__u64	pc_end;
 	__u32	hit;		/* BPF: when last walked, CLOCK_MONOTONIC
 				   nanoseconds >> UNWIND_HIT_SHIFT */
-	__u32	pad;
+	__u32	flags;		/* UNWIND_FILE_* */
 };
 
 /* One executable mapping: vaddr = pc - bias. */
@@ -86,10 +96,20 @@ struct unwind_mapping {
 	__u32	flags;
 };
 
-/* uw_procs (HASH, tgid ->): the mappings, sorted by start. */
+/*
+ * uw_procs (HASH, tgid ->): the mappings, sorted by start; anonymous
+ * code (JIT) has file_id UNWIND_NO_FILE.  A pc in none of them makes
+ * the walker ask for the maps to be read again (a library loaded
+ * since), not before asked, in CLOCK_MONOTONIC nanoseconds >>
+ * UNWIND_ASK_SHIFT (about 67 ms): it then sets asked UNWIND_ASK_WAIT
+ * later, and the daemon's answer sets it, later and later while its
+ * answers find nothing new.
+ */
+#define UNWIND_ASK_SHIFT	26
+#define UNWIND_ASK_WAIT		16
 struct unwind_proc {
 	__u32			n;
-	__u32			pad;
+	__u32			asked;
 	struct unwind_mapping	m[UNWIND_PROC_MAPS];
 };
 
@@ -122,6 +142,8 @@ enum unwind_stat {
 	UNWIND_STAT_SIGNAL,		/* signal frames stepped through */
 	UNWIND_STAT_USTACKS,		/* user stacks stored, any mode */
 	UNWIND_STAT_USTACK_NS,		/* the time their walks took */
+	UNWIND_STAT_TRUNCATED,		/* given UNWIND_TRUNCATED_IP */
+	UNWIND_STAT_MAPS_ASKED,		/* maps asked to be read again */
 	UNWIND_STAT_MAX
 };
 

@@ -16,6 +16,8 @@
 #				ebpfspy.conf for native stacks
 #   profile_run COMM ARGS...	./COMM profiled by a daemon of its own,
 #				its stacks in COMM.folded
+#   fpless_whole SERVICE	the ERE of a whole stack of t/helper/fpless
+#				(-m cpu) run as SERVICE
 
 profile_config () {
 	{
@@ -57,6 +59,14 @@ workload_wait () {
 		test $n -lt 600 || { echo >&2 "workload not ready"; return 1; }
 		sleep 0.05
 	done
+}
+
+# A whole stack: main, then the callers of the workload's own functions
+# in order, with whatever libc frames (qsort_r's: qsort jumps to it)
+# and kernel frames lie below its innermost function.  GCC may rename
+# hash_block (hash_block.constprop.0).
+fpless_whole () {
+	echo "^$1;(.*;)?main(;sort_phase(;qsort(_r)?(;.*)?)?|;hash_phase(;hash_block[^;]*(;.*)?)?|;clock_gettime[^;]*(;.*)?)?\$"
 }
 
 # mkworkload HELPER NAME: a copy of t/helper/HELPER named NAME in the

@@ -61,6 +61,15 @@ test_expect_success ROOT,BPF 'qsort is under sort_phase, compare_keys under qsor
 	test $((hm * 100)) -ge $((h * 97))
 '
 
+# A whole walk ends at the outermost frame: the few cut short (a
+# sample at an instant the tables cannot tell) say so.
+test_expect_success ROOT,BPF 'whole stacks have no [truncated] frame' '
+	t=$(folded_sum "^f3005;\\[truncated\\];" <auto.folded) &&
+	all=$(folded_sum "^f3005;" <auto.folded) &&
+	echo "$t of $all marked [truncated]" &&
+	test $((t * 100)) -le $((all * 3))
+'
+
 # The same with frame pointers only: the walk above is what makes it.
 test_expect_success ROOT,BPF 'unwind = fp loses the callers' '
 	rm -rf out &&
@@ -78,13 +87,14 @@ test_expect_success ROOT,BPF 'unwind = fp loses the callers' '
 	test "$p" -lt 97
 '
 
-# profile_mode MODE: fpless -m MODE profiled with tables, its folded
-# stacks on stdout.
+# profile_mode MODE [UNWIND]: fpless -m MODE profiled with tables
+# (unwind = UNWIND, default auto), its folded stacks on stdout.
 profile_mode () {
 	rm -rf out &&
-	profile_config <<-\EOF &&
+	profile_config <<-EOF &&
 	[profile]
 	sample_rate = 499
+	unwind = ${2:-auto}
 	unwind_table_bytes = 67108864
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
@@ -118,6 +128,56 @@ test_expect_success ROOT,BPF 'calls through the lazily bound PLT' '
 	echo "$whole of $all whole, $stub in the PLT stub" &&
 	test "$stub" -ge 20 &&
 	test $((whole * 100)) -ge $((all * 97))
+'
+
+# With unwind = dwarf a frame without a table ends the stack: samples
+# in the vDSO reach main only through the vDSO's own .eh_frame.
+test_expect_success ROOT,BPF 'samples in the vDSO reach main through its table' '
+	profile_mode vdso dwarf >vdso.folded &&
+	all=$(folded_sum "^f3005;" <vdso.folded) &&
+	v=$(folded_sum ";__vdso_clock_gettime(;|\$)" <vdso.folded) &&
+	vm=$(folded_sum "^f3005;(.*;)?main;vdso_phase;clock_gettime[^;]*;__vdso_clock_gettime(;|\$)" \
+	    <vdso.folded) &&
+	whole=$(folded_sum "^f3005;(.*;)?main(;vdso_phase(;.*)?|;clock_gettime[^;]*(;.*)?)?\$" \
+	    <vdso.folded) &&
+	echo "$whole of $all whole; in the vDSO $v, through libc to main $vm" &&
+	grep "unwind: .* vdso" "$DAEMON_LOG" | tail -1 &&
+	test "$v" -ge 100 &&
+	test $((vm * 100)) -ge $((v * 97)) &&
+	test $((whole * 100)) -ge $((all * 97))
+'
+
+# A walk stopped by unwind_depth keeps its innermost frames and says
+# it was cut at its outer end, in every output.
+test_expect_success ROOT,BPF 'a stack cut short ends in a [truncated] frame' '
+	rm -rf out &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 499
+	unwind = auto
+	unwind_depth = 3
+	unwind_table_bytes = 67108864
+	EOF
+	daemon_start -c ebpfspy.conf -o out &&
+	./f3005 -c 2 >w.out &&
+	n=$(daemon_state_value "unwind_truncated [0-9]+") &&
+	daemon_stop &&
+	folded cpu f3005 >depth.folded &&
+	all=$(folded_sum "^f3005;" <depth.folded) &&
+	t=$(folded_sum "^f3005;\\[truncated\\];[^;[]+;[^;]+;[^;]+(;|\$)" \
+	    <depth.folded) &&
+	m=$(folded_sum ";_start(;|\$)" <depth.folded) &&
+	echo "$t of $all cut at 3 frames, $m reach _start; $n marked in all" &&
+	test "$all" -ge 300 && test "$m" -eq 0 &&
+	test $((t * 100)) -ge $((all * 97)) &&
+	test "$n" -ge "$t" &&
+	for f in out/cpu/f3005/*.pb.gz
+	do
+		python3 "$EBPFSPY_SOURCE_DIR/t/helper/pprof_decode.py" "$f" ||
+		return 1
+	done >depth.pprof &&
+	grep -q "^f3005;\\[truncated\\];" depth.pprof &&
+	grep -q "\\[truncated\\]" out/cpu/f3005/latest.svg
 '
 
 test_done

@@ -388,6 +388,12 @@ metrics_prom_unwind(FILE *f, const struct metrics_view *d)
 		session_unwind_stats(session_unwind(d->session), s);
 	metrics_prom_gauge(f, "ebpfspy_unwind_tables",
 	    "Unwind tables loaded in the kernel.", us.tables);
+	metrics_prom_gauge(f, "ebpfspy_unwind_shared_tables",
+	    "Files whose unwind table is the very table of another file "
+	    "loaded (same rows), shared.", us.shared);
+	metrics_prom_counter(f, "ebpfspy_unwind_maps_asked_total",
+	    "Maps read again because the unwinder met code in no mapping.",
+	    s[UNWIND_STAT_MAPS_ASKED]);
 	metrics_prom_gauge(f, "ebpfspy_unwind_files",
 	    "Files whose unwind tables are known or wanted.", us.files);
 	metrics_prom_gauge(f, "ebpfspy_unwind_rows",
@@ -397,6 +403,11 @@ metrics_prom_unwind(FILE *f, const struct metrics_view *d)
 	    us.bytes);
 	metrics_prom_counter(f, "ebpfspy_unwind_builds_total",
 	    "Unwind tables built.", us.builds);
+	metrics_prom_counter(f, "ebpfspy_unwind_builds_debug_total",
+	    "Unwind tables built from the .debug_frame of a debug file.",
+	    us.builds_debug);
+	metrics_prom_gauge(f, "ebpfspy_unwind_vdso_images",
+	    "vDSO images known to the unwinder.", us.vdso);
 	metrics_prom_counter(f, "ebpfspy_unwind_build_failures_total",
 	    "Files with no usable unwind table.", us.build_failed);
 	metrics_prom_counter(f, "ebpfspy_unwind_build_seconds_total",
@@ -424,6 +435,10 @@ metrics_prom_unwind(FILE *f, const struct metrics_view *d)
 	    s[UNWIND_STAT_FRAMES_TABLE]);
 	metrics_prom_u64(f, "ebpfspy_unwind_frames_total", "step", "fp",
 	    s[UNWIND_STAT_FRAMES_FP]);
+	metrics_prom_counter(f, "ebpfspy_unwind_truncated_total",
+	    "User stacks given a [truncated] frame: cut short, or walked "
+	    "through code whose table was not loaded yet.",
+	    s[UNWIND_STAT_TRUNCATED]);
 	metrics_prom_counter(f, "ebpfspy_user_stacks_total",
 	    "User stacks walked and stored, by tables or frame pointers.",
 	    s[UNWIND_STAT_USTACKS]);

@@ -319,6 +319,16 @@ python_proc_maps(struct python_proc *pp, long ms)
 	return 1;
 }
 
+void
+python_proc_maps_update(struct python_proc *pp, const struct procmaps *maps)
+{
+	if (pp == NULL || maps == NULL)
+		return;
+	procmaps_free(pp->maps);
+	pp->maps = procmaps_copy(maps);
+	clock_gettime(CLOCK_MONOTONIC, &pp->maps_time);
+}
+
 /*
  * C extensions are mapped as the program imports them, and their frames
  * are kept and named only if their mappings are known.  Code never seen

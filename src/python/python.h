@@ -66,6 +66,12 @@ void		 python_proc_close(struct python *, struct python_proc *);
 int		 python_proc_stack_seen(struct python *,
 		    struct python_proc *, uint64_t, uint64_t);
 /*
+ * The process's maps, read again by another (the unwinder asked): a
+ * copy replaces those python_proc_native_above looks in.
+ */
+void		 python_proc_maps_update(struct python_proc *,
+		    const struct procmaps *);
+/*
  * How many native frames, leaf first, run above the interpreter: C
  * extensions, libc, up to the first frame in the interpreter or in no
  * known mapping.

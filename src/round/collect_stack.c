@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "bpf/profile.h"
+#include "bpf/unwind.h"
 #include "collect_frame.h"
 #include "collect_stack.h"
 #include "pids.h"
@@ -197,6 +198,11 @@ collect_stack_native(struct collect_stack *cs, struct pids_proc *proc,
 		collect_stack_add(cs, "[lost stack]");
 		return;
 	}
+	/* A walk cut short (bpf/unwind.h): said at the outer end. */
+	if (user && n > 0 && ip[n - 1] == UNWIND_TRUNCATED_IP) {
+		collect_stack_add(cs, "[truncated]");
+		n--;
+	}
 	if (user && proc->rp == NULL) {
 		collect_stack_unknown(cs, service, n);
 		return;
@@ -262,9 +268,12 @@ collect_stack_python(struct collect_stack *cs, struct pids_proc *proc,
 		return;
 	}
 	if (key->ustack != 0 && proc->py != NULL && (ip =
-	    session_stack_get(cs->session, key->ustack, &nip)) != NULL)
+	    session_stack_get(cs->session, key->ustack, &nip)) != NULL) {
+		if (nip > 0 && ip[nip - 1] == UNWIND_TRUNCATED_IP)
+			nip--;
 		above = python_proc_native_above(cs->python, proc->py, ip,
 		    nip);
+	}
 	for (i = above; i-- > 0;)
 		collect_stack_add(cs, proc->rp == NULL ? "[unknown]" :
 		    resolve_user(cs->resolve, proc->rp, i > 0 ? ip[i] - 1 :

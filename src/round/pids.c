@@ -358,6 +358,12 @@ pids_event(struct pids *p, const struct profile_event *ev)
 			pids_load_again(p, proc);
 		pids_write_config(p, proc);
 		break;
+	case PROFILE_EVENT_UNWIND_MAPS:
+		/* Code in no mapping the unwinder knows: a new library? */
+		if ((proc = pids_find(p, pid)) != NULL &&
+		    proc->state == PIDS_ALIVE && proc->loaded)
+			pids_load_unwind(p, proc);
+		break;
 	case PROFILE_EVENT_PYSTACK:
 		/* A new Python stack: read its code objects now. */
 		if ((proc = pids_find(p, pid)) != NULL && proc->py != NULL &&
@@ -366,12 +372,6 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		    ev->arg2) &&
 		    proc->rp != NULL)
 			resolve_proc_refresh(p->resolve, proc->rp);
-		break;
-	case PROFILE_EVENT_MAPS:
-		/* Its stacks run code it mapped since: a dlopen'ed library. */
-		if ((proc = pids_find(p, pid)) != NULL && proc->loaded &&
-		    proc->state == PIDS_ALIVE)
-			pids_load_again(p, proc);
 		break;
 	case PROFILE_EVENT_EXIT:
 		/*

@@ -43,6 +43,7 @@ void	pids_target_labels(struct pids *, struct pids_proc *);
 /* pids_load.c */
 void	pids_load(struct pids *, struct pids_proc *, int, uint64_t);
 void	pids_load_again(struct pids *, struct pids_proc *);
+void	pids_load_unwind(struct pids *, struct pids_proc *);
 void	pids_load_python(struct pids *, struct pids_proc *,
 	    const struct procmaps *);
 void	pids_load_forget(struct pids *, struct pids_proc *);

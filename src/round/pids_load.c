@@ -159,6 +159,29 @@ pids_load(struct pids *p, struct pids_proc *proc, int exec, uint64_t stack)
 }
 
 /*
+ * The unwinder met code in no mapping it knows (a library loaded
+ * since): the maps read again for it, and for the native frames above
+ * Python.  The symbols wait for the round, which reads the maps again
+ * itself for an address it does not know: their tables cost more than
+ * a walk's mappings, and a process's start, when most libraries come,
+ * is when the daemon must read its Python code objects before they go.
+ */
+void
+pids_load_unwind(struct pids *p, struct pids_proc *proc)
+{
+	struct procmaps	*maps;
+
+	if ((maps = procmaps_read(proc->pid)) == NULL)
+		return;
+	log_debug("pid %d (%s): maps read again for the unwinder",
+	    (int)proc->pid, proc->comm);
+	unwind_maps_proc_asked(proc->uw);
+	proc->uw = unwind_maps_proc(p->unwind, proc->uw, proc->pid, maps);
+	python_proc_maps_update(proc->py, maps);
+	procmaps_free(maps);
+}
+
+/*
  * The process runs its own code now, or may have mapped libpython: read
  * its maps again, once for both.
  */
@@ -177,6 +200,7 @@ pids_load_again(struct pids *p, struct pids_proc *proc)
 	}
 	proc->wait_exe = 0;
 	proc->uw = unwind_maps_proc(p->unwind, proc->uw, proc->pid, maps);
+	python_proc_maps_update(proc->py, maps);
 	if (proc->rp != NULL)
 		resolve_proc_reload_maps(p->resolve, proc->rp, maps);
 	else

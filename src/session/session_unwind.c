@@ -197,6 +197,8 @@ session_unwind_stat_name(int stat)
 		[UNWIND_STAT_SIGNAL] = "unwind_signal",
 		[UNWIND_STAT_USTACKS] = "unwind_ustacks",
 		[UNWIND_STAT_USTACK_NS] = "unwind_ustack_ns",
+		[UNWIND_STAT_TRUNCATED] = "unwind_truncated",
+		[UNWIND_STAT_MAPS_ASKED] = "unwind_maps_asked",
 	};
 
 	if (stat < 0 || stat >= UNWIND_STAT_MAX || names[stat] == NULL)

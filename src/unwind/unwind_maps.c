@@ -3,10 +3,14 @@
  *
  * A file mapped executable by a sampled process gets a record, keyed by
  * its device, inode, size and modification time, and an id: its slot in
- * uw_files.  The id stays while the record does, so a process's
- * mappings (uw_procs) name files by id whether their tables are loaded
- * or not; the walker finds nrows 0 in a slot without a table and steps
- * by frame pointer.  Tables are built by src/unwind_table.c in slices
+ * uw_files.  A vDSO's record is keyed by its image, bytes compared
+ * (src/unwind_maps_source.c); a file with no CFI of its own keeps its
+ * debug file open until its table is built from the .debug_frame
+ * there.  The id stays while the record does, so a process's mappings
+ * (uw_procs) name files by id whether their tables are loaded or not;
+ * the walker finds nrows 0 in a slot without a table and steps by frame
+ * pointer.  A table that is the same rows as one loaded borrows its rows
+ * (src/unwind_maps_share.c).  Tables are built by src/unwind_table.c in slices
  * from an idle watcher, so a large file never holds the loop for more
  * than a slice; then their rows and pages are copied into the mmapped
  * arrays, and the file's slot is published, nrows last.
@@ -43,77 +47,12 @@
 #include "proc/procmaps.h"
 #include "session/session_unwind.h"
 #include "unwind_maps.h"
+#include "unwind_maps_int.h"
+#include "unwind_maps_source.h"
 #include "unwind_maps_space.h"
 #include "unwind_table.h"
+#include "util/hash.h"
 #include "util/xmalloc.h"
-
-#define UNWIND_MAPS_BUCKETS	1024
-#define UNWIND_MAPS_SLICE_NS	2000000		/* of building, at most */
-#define UNWIND_MAPS_STEP	64		/* FDEs a builder step */
-#define UNWIND_MAPS_GRACE_NS	1000000		/* before evicted room is reused */
-#define UNWIND_MAPS_HOT		4		/* seconds a table walked is kept */
-#define UNWIND_MAPS_RETRY	10		/* seconds before a table that did
-						   not fit is built again */
-
-enum unwind_maps_state {
-	UNWIND_MAPS_NONE,	/* no table: evicted, or never built */
-	UNWIND_MAPS_QUEUED,	/* waiting for, or in, the builder */
-	UNWIND_MAPS_LOADED,
-	UNWIND_MAPS_FAILED,	/* no usable table: frame pointers */
-};
-
-struct unwind_maps_key {
-	uint64_t	 dev;
-	uint64_t	 ino;
-	int64_t		 size;
-	int64_t		 mtime_sec;
-	int64_t		 mtime_nsec;
-};
-
-struct unwind_maps_file {
-	struct unwind_maps_key		 key;
-	uint32_t			 id;	/* slot of uw_files */
-	enum unwind_maps_state		 state;
-	size_t				 refs;	/* processes that map it */
-	struct elf_file_segment		*segs;
-	size_t				 nsegs;
-	int				 fd;	/* while queued */
-	struct elf_file			*elf;	/* while building */
-	struct unwind_table_builder	*b;
-	uint32_t			 row_base, nrows;
-	uint32_t			 page_base, npages;
-	uint32_t			 used;	/* loaded or mapped, as hit */
-	uint32_t			 retry;	/* did not fit: not before */
-	struct unwind_maps_file		*hnext;	/* bucket */
-	struct unwind_maps_file		*qnext;	/* build queue */
-};
-
-struct unwind_maps_proc {
-	pid_t			 pid;
-	struct unwind_maps_proc	*pnext;		/* bucket, by pid */
-	struct unwind_maps_file	**files;	/* one reference each */
-	size_t			 nfiles;
-};
-
-struct unwind_maps {
-	struct ev_loop		*loop;
-	struct session_unwind	*su;
-	int			 mode;		/* enum config_unwind */
-	struct unwind_row	*rows;
-	struct unwind_page	*pages;
-	struct unwind_file	*slots;
-	size_t			 nslots;
-	struct unwind_maps_space rowspace;
-	struct unwind_maps_space pagespace;
-	struct unwind_maps_file	**byid;		/* nslots */
-	struct unwind_maps_file	*buckets[UNWIND_MAPS_BUCKETS];
-	/* The handle whose mappings BPF holds, by pid. */
-	struct unwind_maps_proc	*procs[UNWIND_MAPS_BUCKETS];
-	struct unwind_maps_file	*qhead, *qtail;
-	ev_idle			 idle;
-	struct unwind_maps_stats st;
-	struct unwind_table_limits limits;	/* of one table */
-};
 
 static size_t
 unwind_maps_key_hash(const struct unwind_maps_key *k)
@@ -121,26 +60,31 @@ unwind_maps_key_hash(const struct unwind_maps_key *k)
 	uint64_t	 h;
 
 	h = k->ino * 0x9e3779b97f4a7c15ULL ^ k->dev ^
-	    (uint64_t)k->size * 31 ^ (uint64_t)k->mtime_nsec;
+	    (uint64_t)k->size * 31 ^ (uint64_t)k->mtime_nsec ^ k->img_hash;
 	h ^= h >> 29;
 	return h % UNWIND_MAPS_BUCKETS;
 }
 
+/* The record of a key; of a vDSO's, the one of the same bytes. */
 static struct unwind_maps_file *
-unwind_maps_file_find(struct unwind_maps *um, const struct unwind_maps_key *k)
+unwind_maps_file_find(struct unwind_maps *um, const struct unwind_maps_key *k,
+    const uint8_t *img)
 {
 	struct unwind_maps_file	*f;
 
 	for (f = um->buckets[unwind_maps_key_hash(k)]; f != NULL;
 	    f = f->hnext) {
-		if (memcmp(&f->key, k, sizeof(*k)) == 0)
+		if (memcmp(&f->key, k, sizeof(*k)) != 0)
+			continue;
+		if (img == NULL || (f->img != NULL &&
+		    memcmp(f->img, img, f->img_len) == 0))
 			return f;
 	}
 	return NULL;
 }
 
 /* The clock of unwind_file.hit: BPF's, CLOCK_MONOTONIC, in ~seconds. */
-static uint32_t
+uint32_t
 unwind_maps_now(void)
 {
 	struct timespec	 ts;
@@ -150,7 +94,7 @@ unwind_maps_now(void)
 }
 
 /* The file's slot, published: nrows last, cleared first. */
-static void
+void
 unwind_maps_slot_publish(struct unwind_maps *um, struct unwind_maps_file *f,
     uint64_t pc_base, uint64_t pc_end)
 {
@@ -169,8 +113,14 @@ unwind_maps_slot_publish(struct unwind_maps *um, struct unwind_maps_file *f,
 static void
 unwind_maps_table_drop(struct unwind_maps *um, struct unwind_maps_file *f)
 {
+	if (f->state == UNWIND_MAPS_SHARED) {
+		unwind_maps_share_drop(um, f);
+		return;
+	}
 	if (f->state != UNWIND_MAPS_LOADED)
 		return;
+	/* Its borrowers' slots go first, their walks in the same grace. */
+	unwind_maps_share_drop(um, f);
 	__atomic_store_n(&um->slots[f->id].nrows, 0, __ATOMIC_RELEASE);
 	unwind_maps_space_free_later(&um->rowspace, f->row_base, f->nrows);
 	unwind_maps_space_free_later(&um->pagespace, f->page_base,
@@ -182,29 +132,25 @@ unwind_maps_table_drop(struct unwind_maps *um, struct unwind_maps_file *f)
 	f->state = UNWIND_MAPS_NONE;
 }
 
-/* When a loaded table was last of use, as unwind_file.hit. */
-static uint32_t
-unwind_maps_file_used(struct unwind_maps *um, struct unwind_maps_file *f)
-{
-	uint32_t	 hit = um->slots[f->id].hit;
-
-	return hit > f->used ? hit : f->used;
-}
-
-/* Which of two tables to evict first; a is not evicted at all. */
+/*
+ * Which of two tables to evict first; a is not evicted at all.  The
+ * processes of the files that share a table count as its own.
+ */
 static int
 unwind_maps_evict_before(struct unwind_maps *um, struct unwind_maps_file *a,
     struct unwind_maps_file *b)
 {
-	uint32_t	 ua = unwind_maps_file_used(um, a);
+	uint32_t	 ua = unwind_maps_share_used(um, a);
+	size_t		 ra = unwind_maps_share_refs(a), rb;
 
-	if (a->refs != 0 && ua + UNWIND_MAPS_HOT >= unwind_maps_now())
+	if (ra != 0 && ua + UNWIND_MAPS_HOT >= unwind_maps_now())
 		return 0;		/* in use */
 	if (b == NULL)
 		return 1;
-	if ((a->refs == 0) != (b->refs == 0))
-		return a->refs == 0;
-	return ua < unwind_maps_file_used(um, b);
+	rb = unwind_maps_share_refs(b);
+	if ((ra == 0) != (rb == 0))
+		return ra == 0;
+	return ua < unwind_maps_share_used(um, b);
 }
 
 /*
@@ -240,9 +186,14 @@ unwind_maps_file_stop_build(struct unwind_maps_file *f)
 	f->b = NULL;
 	elf_file_close(f->elf);
 	f->elf = NULL;
+	elf_file_close(f->delf);
+	f->delf = NULL;
 	if (f->fd != -1)
 		close(f->fd);
 	f->fd = -1;
+	if (f->dfd != -1)
+		close(f->dfd);
+	f->dfd = -1;
 }
 
 static void
@@ -270,7 +221,9 @@ unwind_maps_file_free(struct unwind_maps *um, struct unwind_maps_file *f)
 		um->qtail = *pp;
 	um->byid[f->id] = NULL;
 	um->st.files--;
+	um->st.vdso -= f->img != NULL;
 	free(f->segs);
+	free(f->img);
 	free(f);
 }
 
@@ -287,7 +240,8 @@ unwind_maps_id_alloc(struct unwind_maps *um)
 	}
 	for (i = 0; i < um->nslots; i++) {
 		f = um->byid[i];
-		if (f->refs != 0 || f->state == UNWIND_MAPS_QUEUED)
+		if (unwind_maps_share_refs(f) != 0 ||
+		    f->state == UNWIND_MAPS_QUEUED)
 			continue;
 		if (victim == NULL || f->used < victim->used)
 			victim = f;
@@ -318,6 +272,104 @@ unwind_maps_queue(struct unwind_maps *um, struct unwind_maps_file *f)
 	ev_idle_start(um->loop, &um->idle);
 }
 
+/* A new record of key k in a free slot, not queued yet; or NULL. */
+static struct unwind_maps_file *
+unwind_maps_file_new(struct unwind_maps *um, const struct unwind_maps_key *k)
+{
+	struct unwind_maps_file	*f;
+	int64_t			 id;
+
+	if ((id = unwind_maps_id_alloc(um)) == -1)
+		return NULL;
+	f = xcalloc(1, sizeof(*f));
+	f->key = *k;
+	f->id = id;
+	f->fd = f->dfd = -1;
+	f->hnext = um->buckets[unwind_maps_key_hash(k)];
+	um->buckets[unwind_maps_key_hash(k)] = f;
+	um->byid[id] = f;
+	um->st.files++;
+	memset(&um->slots[id], 0, sizeof(um->slots[id]));
+	return f;
+}
+
+/* A new record's build queued; none for a file we cannot map. */
+static void
+unwind_maps_file_start(struct unwind_maps *um, struct unwind_maps_file *f)
+{
+	if (f->segs == NULL) {
+		f->state = UNWIND_MAPS_FAILED;
+		um->slots[f->id].flags = UNWIND_FILE_NO_CFI;
+		um->st.build_failed++;
+		unwind_maps_file_stop_build(f);
+	} else if (um->mode != CONFIG_UNWIND_FP)
+		unwind_maps_queue(um, f);
+	else
+		unwind_maps_file_stop_build(f);
+}
+
+/* An evicted table, or one that did not fit: built again, when due. */
+static int
+unwind_maps_file_due(struct unwind_maps *um, struct unwind_maps_file *f)
+{
+	return f->state == UNWIND_MAPS_NONE && um->mode != CONFIG_UNWIND_FP &&
+	    unwind_maps_now() >= f->retry;
+}
+
+/*
+ * The debug file with the .debug_frame of a file that has no CFI of its
+ * own, opened for its build (f->dfd).
+ */
+static void
+unwind_maps_file_debug(struct unwind_maps *um, struct unwind_maps_file *f,
+    struct elf_file *elf, pid_t pid, const char *path, const struct stat *sb)
+{
+	if (f->dfd != -1)
+		close(f->dfd);
+	f->dfd = unwind_maps_source_debug(elf, pid, path, sb, um->debug_dirs);
+	f->debug = f->dfd != -1;
+	if (f->debug)
+		log_debug("unwind: file %" PRIu32 " (%s): CFI from its debug "
+		    "file", f->id, path);
+}
+
+/* The record of a process's vDSO: by its image, bytes compared. */
+static struct unwind_maps_file *
+unwind_maps_vdso_get(struct unwind_maps *um, pid_t pid,
+    const struct procmaps_entry *e)
+{
+	struct unwind_maps_file	*f;
+	struct unwind_maps_key	 k;
+	struct elf_file		*elf;
+	uint8_t			*img;
+	size_t			 len;
+
+	if ((img = unwind_maps_source_vdso(pid, e, &len)) == NULL)
+		return NULL;
+	memset(&k, 0, sizeof(k));
+	k.size = len;
+	k.img_hash = hash_bytes(img, len) | 1;
+	if ((f = unwind_maps_file_find(um, &k, img)) != NULL) {
+		free(img);
+		if (unwind_maps_file_due(um, f))
+			unwind_maps_queue(um, f);
+		return f;
+	}
+	if ((f = unwind_maps_file_new(um, &k)) == NULL) {
+		free(img);
+		return NULL;
+	}
+	f->img = img;
+	f->img_len = len;
+	um->st.vdso++;
+	if ((elf = elf_file_open_mem(img, len)) != NULL) {
+		f->segs = elf_file_segments(elf, &f->nsegs);
+		elf_file_close(elf);
+	}
+	unwind_maps_file_start(um, f);
+	return f;
+}
+
 /*
  * The record of a mapping's file, made on first sight with the file
  * opened for its build: NULL when it cannot be.
@@ -331,9 +383,12 @@ unwind_maps_file_get(struct unwind_maps *um, pid_t pid,
 	struct elf_file		*elf;
 	struct stat		 sb;
 	char			 path[PATH_MAX];
-	int64_t			 id;
 	int			 fd;
 
+	if (e->kind == PROCMAPS_SPECIAL && strcmp(e->path, "[vdso]") == 0)
+		return unwind_maps_vdso_get(um, pid, e);
+	if (e->kind != PROCMAPS_FILE)
+		return NULL;
 	/* The very file mapped, even deleted or in another namespace. */
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%"
 	    PRIx64, (int)pid, e->start, e->end);
@@ -354,43 +409,35 @@ unwind_maps_file_get(struct unwind_maps *um, pid_t pid,
 	k.size = sb.st_size;
 	k.mtime_sec = sb.st_mtim.tv_sec;
 	k.mtime_nsec = sb.st_mtim.tv_nsec;
-	if ((f = unwind_maps_file_find(um, &k)) != NULL) {
-		if (f->state == UNWIND_MAPS_NONE && um->mode !=
-		    CONFIG_UNWIND_FP && unwind_maps_now() >= f->retry) {
-			f->fd = fd;	/* evicted: build it again */
+	if ((f = unwind_maps_file_find(um, &k, NULL)) != NULL) {
+		if (unwind_maps_file_due(um, f)) {
+			/*
+			 * Evicted, or never built (unwind was fp): build
+			 * it again, from its debug file if it has no CFI.
+			 */
+			f->fd = fd;
+			if ((elf = elf_file_open(fd)) != NULL) {
+				unwind_maps_file_debug(um, f, elf, pid,
+				    e->path, &sb);
+				elf_file_close(elf);
+			}
 			unwind_maps_queue(um, f);
 		} else
 			close(fd);
 		return f;
 	}
-	if ((id = unwind_maps_id_alloc(um)) == -1) {
+	if ((f = unwind_maps_file_new(um, &k)) == NULL) {
 		close(fd);
 		return NULL;
 	}
-	f = xcalloc(1, sizeof(*f));
-	f->key = k;
-	f->id = id;
 	f->fd = fd;
 	if ((elf = elf_file_open(fd)) != NULL) {
 		f->segs = elf_file_segments(elf, &f->nsegs);
+		if (f->segs != NULL && um->mode != CONFIG_UNWIND_FP)
+			unwind_maps_file_debug(um, f, elf, pid, e->path, &sb);
 		elf_file_close(elf);
 	}
-	f->hnext = um->buckets[unwind_maps_key_hash(&k)];
-	um->buckets[unwind_maps_key_hash(&k)] = f;
-	um->byid[id] = f;
-	um->st.files++;
-	memset(&um->slots[id], 0, sizeof(um->slots[id]));
-	if (f->segs == NULL) {
-		f->state = UNWIND_MAPS_FAILED;
-		um->st.build_failed++;
-		close(f->fd);
-		f->fd = -1;
-	} else if (um->mode != CONFIG_UNWIND_FP)
-		unwind_maps_queue(um, f);
-	else {
-		close(f->fd);
-		f->fd = -1;
-	}
+	unwind_maps_file_start(um, f);
 	return f;
 }
 
@@ -529,14 +576,19 @@ unwind_maps_build_done(struct unwind_maps *um, struct unwind_maps_file *f)
 	if (t == NULL) {
 		/* No usable CFI, or over a quarter of the room. */
 		f->state = UNWIND_MAPS_FAILED;
+		if (!ts.too_big)
+			um->slots[f->id].flags = UNWIND_FILE_NO_CFI;
 		um->st.build_failed++;
 		um->st.full += ts.too_big != 0;
-	} else if (unwind_maps_load(um, f, t) == -1) {
+	} else if (unwind_maps_share(um, f, t) == 0 ||
+	    unwind_maps_load(um, f, t) == 0) {
+		um->st.builds++;
+		um->st.builds_debug += f->debug;
+	} else {
 		/* No room now: again when a process maps it, later. */
 		f->state = UNWIND_MAPS_NONE;
 		f->retry = unwind_maps_now() + UNWIND_MAPS_RETRY;
-	} else
-		um->st.builds++;
+	}
 	unwind_table_free(t);
 }
 
@@ -560,9 +612,15 @@ unwind_maps_build(struct unwind_maps *um, uint64_t slice)
 	start = now = unwind_maps_cpu_ns();
 	while ((f = um->qhead) != NULL && now - start < slice) {
 		if (f->b == NULL) {
-			if ((f->elf = elf_file_open(f->fd)) != NULL)
+			if (f->img != NULL)
+				f->b = unwind_table_builder_create_mem(f->img,
+				    f->img_len, &um->limits);
+			else if ((f->elf = elf_file_open(f->fd)) != NULL) {
+				if (f->dfd != -1)
+					f->delf = elf_file_open(f->dfd);
 				f->b = unwind_table_builder_create(f->elf,
-				    NULL, &um->limits);
+				    f->delf, &um->limits);
+			}
 			if (f->b == NULL) {
 				unwind_maps_build_done(um, f);
 				continue;
@@ -595,8 +653,56 @@ unwind_maps_proc_unref(struct unwind_maps *um, struct unwind_maps_proc *up)
 	for (i = 0; i < up->nfiles; i++)
 		up->files[i]->refs--;
 	free(up->files);
+	free(up->at);
 	up->files = NULL;
+	up->at = NULL;
 	up->nfiles = 0;
+}
+
+/*
+ * The file the process mapped at e when its maps were read last (old
+ * of them, sorted by start; *j the next to look at), if it is still
+ * there and needs no build: read again, the maps cost no open of the
+ * files they had already.
+ */
+static struct unwind_maps_file *
+unwind_maps_proc_had(struct unwind_maps *um, struct unwind_maps_proc *up,
+    size_t old, size_t *j, const struct procmaps_entry *e)
+{
+	const struct unwind_maps_at	*a;
+	struct unwind_maps_file		*f;
+
+	while (*j < old && up->at[*j].start < e->start)
+		(*j)++;
+	if (*j >= old)
+		return NULL;
+	a = &up->at[*j];
+	f = up->files[*j];
+	if (a->start != e->start || a->end != e->end ||
+	    a->offset != e->offset || a->inode != e->inode ||
+	    a->dev_major != e->dev_major || a->dev_minor != e->dev_minor ||
+	    unwind_maps_file_due(um, f))
+		return NULL;
+	return f;
+}
+
+static void
+unwind_maps_proc_add(struct unwind_maps_proc *up, struct unwind_maps_file *f,
+    const struct procmaps_entry *e)
+{
+	struct unwind_maps_at	*a;
+
+	up->files = xreallocarray(up->files, up->nfiles + 1,
+	    sizeof(*up->files));
+	up->at = xreallocarray(up->at, up->nfiles + 1, sizeof(*up->at));
+	up->files[up->nfiles] = f;
+	a = &up->at[up->nfiles++];
+	a->start = e->start;
+	a->end = e->end;
+	a->offset = e->offset;
+	a->inode = e->inode;
+	a->dev_major = e->dev_major;
+	a->dev_minor = e->dev_minor;
 }
 
 static struct unwind_maps_proc *
@@ -628,6 +734,35 @@ unwind_maps_proc_unlink(struct unwind_maps *um, pid_t pid)
 	}
 }
 
+/*
+ * When the walker may ask for the maps again.  At once after a read of
+ * our own; after an answer to it, one tick (a library it found may
+ * load others), twice as long each time an answer finds no new mapping
+ * (what the walker met was no code): a garbage pc costs a read of the
+ * maps every few seconds at most.
+ */
+static void
+unwind_maps_proc_ask(struct unwind_maps_proc *up, struct unwind_proc *v)
+{
+	struct timespec	 ts;
+	uint32_t	 tick;
+
+	if (!up->asked)
+		v->asked = 0;
+	else {
+		if (v->n != up->nmaps || up->backoff == 0)
+			up->backoff = 1;
+		else if (up->backoff < UNWIND_MAPS_ASK_MAX)
+			up->backoff *= 2;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		tick = (ts.tv_sec * 1000000000ULL + ts.tv_nsec) >>
+		    UNWIND_ASK_SHIFT;
+		v->asked = tick + up->backoff;
+	}
+	up->asked = 0;
+	up->nmaps = v->n;
+}
+
 struct unwind_maps_proc *
 unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
     pid_t pid, const struct procmaps *maps)
@@ -637,7 +772,8 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	struct unwind_mapping		*m;
 	struct unwind_proc		*v;
 	uint64_t			 vaddr;
-	size_t				 i, queued;
+	size_t				 i, j = 0, old, queued, nfiles = 0;
+	size_t				 left = 0;
 
 	if (um == NULL || maps == NULL || pid <= 0)
 		return up;
@@ -654,16 +790,35 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	}
 	/* The new references first: a file mapped still keeps its record. */
 	queued = um->st.queued;
+	old = up->nfiles;
 	v = xcalloc(1, sizeof(*v));
+	for (i = 0; i < maps->n; i++)
+		left += maps->v[i].kind != PROCMAPS_ANON;
 	for (i = 0; i < maps->n; i++) {
 		e = &maps->v[i];
-		if (e->kind != PROCMAPS_FILE)
-			continue;
 		if (v->n == UNWIND_PROC_MAPS) {
 			um->st.proc_maps_over++;
 			break;
 		}
-		if ((f = unwind_maps_file_get(um, pid, e)) == NULL ||
+		if (e->kind == PROCMAPS_ANON) {
+			/*
+			 * JIT code: known, stepped by frame pointer; in the
+			 * room the files leave.
+			 */
+			if (v->n + left >= UNWIND_PROC_MAPS) {
+				um->st.proc_maps_over++;
+				continue;
+			}
+			m = &v->m[v->n++];
+			m->start = e->start;
+			m->end = e->end;
+			m->file_id = UNWIND_NO_FILE;
+			continue;
+		}
+		left--;
+		if ((f = unwind_maps_proc_had(um, up, old, &j, e)) == NULL)
+			f = unwind_maps_file_get(um, pid, e);
+		if (f == NULL || f->segs == NULL ||
 		    elf_file_offset_to_vaddr(f->segs, f->nsegs, e->offset,
 		    &vaddr) == -1)
 			continue;
@@ -674,15 +829,16 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 		m->end = e->end;
 		m->bias = e->start - vaddr;
 		m->file_id = f->id;
-		up->files = xreallocarray(up->files, up->nfiles + 1,
-		    sizeof(*up->files));
-		up->files[up->nfiles++] = f;
+		unwind_maps_proc_add(up, f, e);
+		nfiles++;
 	}
 	/* Drop the old ones. */
-	for (i = 0; i + v->n < up->nfiles; i++)
+	for (i = 0; i < old; i++)
 		up->files[i]->refs--;
-	memmove(up->files, up->files + i, v->n * sizeof(*up->files));
-	up->nfiles = v->n;
+	memmove(up->files, up->files + old, nfiles * sizeof(*up->files));
+	memmove(up->at, up->at + old, nfiles * sizeof(*up->at));
+	up->nfiles = nfiles;
+	unwind_maps_proc_ask(up, v);
 	if (session_unwind_proc_set(um->su, pid, v) == -1) {
 		if (um->st.proc_errors++ == 0)
 			log_warn("pid %d: write unwind mappings", (int)pid);
@@ -697,6 +853,13 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	if (um->st.queued > queued)
 		unwind_maps_build(um, UNWIND_MAPS_SLICE_NS);
 	return up;
+}
+
+void
+unwind_maps_proc_asked(struct unwind_maps_proc *up)
+{
+	if (up != NULL)
+		up->asked = 1;
 }
 
 void
@@ -726,6 +889,8 @@ unwind_maps_create(struct ev_loop *loop, struct session_unwind *su,
 	um->loop = loop;
 	um->su = su;
 	um->mode = conf->unwind;
+	um->debug_dirs = conf->debug_dirs != NULL ?
+	    xstrdup(conf->debug_dirs) : NULL;
 	um->rows = session_unwind_rows(su, &nrows);
 	um->pages = session_unwind_pages(su, &npages);
 	um->slots = session_unwind_files(su, &um->nslots);
@@ -755,6 +920,7 @@ unwind_maps_free(struct unwind_maps *um)
 			unwind_maps_file_free(um, um->byid[i]);
 	}
 	free(um->byid);
+	free(um->debug_dirs);
 	unwind_maps_space_clear(&um->rowspace);
 	unwind_maps_space_clear(&um->pagespace);
 	free(um);
@@ -764,8 +930,12 @@ unwind_maps_free(struct unwind_maps *um)
 void
 unwind_maps_configure(struct unwind_maps *um, const struct config *conf)
 {
-	if (um != NULL)
-		um->mode = conf->unwind;
+	if (um == NULL)
+		return;
+	um->mode = conf->unwind;
+	free(um->debug_dirs);
+	um->debug_dirs = conf->debug_dirs != NULL ?
+	    xstrdup(conf->debug_dirs) : NULL;
 }
 
 void
@@ -788,13 +958,17 @@ unwind_maps_log_state(struct unwind_maps *um)
 	if (um == NULL)
 		return;
 	unwind_maps_stats(um, &st);
-	log_info("unwind: %zu files, %zu tables loaded (%zu queued), "
+	log_info("unwind: %zu files, %zu tables loaded (%zu queued, %zu "
+	    "shared), "
 	    "%zu/%zu rows, %zu/%zu pages, %zu bytes, %zu processes, "
-	    "%" PRIu64 " built in %" PRIu64 " ms of CPU, %" PRIu64
-	    " without table, %" PRIu64 " evictions, %" PRIu64 " full",
-	    st.files, st.tables, st.queued, st.rows, st.rows_max, st.pages,
+	    "%" PRIu64 " built in %" PRIu64 " ms of CPU (%" PRIu64
+	    " from debug files), %zu vdso, %" PRIu64 " without table, %"
+	    PRIu64 " evictions, %" PRIu64 " full",
+	    st.files, st.tables, st.queued, st.shared, st.rows, st.rows_max,
+	    st.pages,
 	    st.pages_max, st.bytes, st.procs, st.builds,
-	    st.build_ns / 1000000, st.build_failed, st.evictions, st.full);
+	    st.build_ns / 1000000, st.builds_debug, st.vdso, st.build_failed,
+	    st.evictions, st.full);
 	session_unwind_stats(um->su, s);
 	for (i = 0; i < UNWIND_STAT_MAX && len < sizeof(buf); i++)
 		len += snprintf(buf + len, sizeof(buf) - len, "%s%s %" PRIu64,

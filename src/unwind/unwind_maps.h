@@ -14,8 +14,11 @@ struct unwind_maps_proc;
 
 struct unwind_maps_stats {
 	size_t		 files;		/* files known */
+	size_t		 vdso;		/* of them vDSO images */
 	size_t		 tables;	/* of them with a table loaded */
 	size_t		 queued;	/* waiting to be built */
+	size_t		 shared;	/* files whose table is another's,
+					   the same rows (not in tables) */
 	size_t		 procs;		/* processes with mappings in BPF */
 	size_t		 rows;		/* rows loaded */
 	size_t		 rows_max;
@@ -23,6 +26,8 @@ struct unwind_maps_stats {
 	size_t		 pages_max;
 	size_t		 bytes;		/* of rows and pages loaded */
 	uint64_t	 builds;	/* tables built */
+	uint64_t	 builds_debug;	/* of them from a debug file's
+					   .debug_frame */
 	uint64_t	 build_failed;	/* files with no usable table */
 	uint64_t	 build_ns;	/* CPU time spent building */
 	uint64_t	 evictions;	/* tables evicted to make room */
@@ -50,6 +55,11 @@ void		 unwind_maps_configure(struct unwind_maps *,
  */
 struct unwind_maps_proc *unwind_maps_proc(struct unwind_maps *,
 		    struct unwind_maps_proc *, pid_t, const struct procmaps *);
+/*
+ * The walker asked for the process's maps (PROFILE_EVENT_UNWIND_MAPS):
+ * the next unwind_maps_proc answers it.
+ */
+void		 unwind_maps_proc_asked(struct unwind_maps_proc *);
 /* The process exec'd or is gone: its mappings leave BPF. */
 void		 unwind_maps_proc_close(struct unwind_maps *,
 		    struct unwind_maps_proc *);

@@ -2,7 +2,7 @@
  * A CPU workload built as Debian builds (gcc -O2 -g, no frame
  * pointers), whose callers a frame-pointer walk loses.
  *
- *   fpless [-m cpu|signal|plt] [-t seconds] [-c cpu-seconds]
+ *   fpless [-m cpu|signal|plt|vdso] [-t seconds] [-c cpu-seconds]
  *
  * cpu:    main -> sort_phase -> qsort (libc) -> ... -> compare_keys, and
  *         main -> hash_phase -> hash_block, in turns.
@@ -12,6 +12,8 @@
  * plt:    main -> plt_phase -> rand_r (libc), a call of a few
  *         instructions through the executable's lazily bound PLT (it
  *         is linked -z lazy): many samples land in the PLT stub.
+ * vdso:   main -> vdso_phase -> clock_gettime (libc) -> the vDSO's
+ *         clock_gettime, in a tight loop: most samples land in the vDSO.
  *
  * Prints "ready <pid>" when it starts working; exits after -t seconds
  * (default 5), or when it has used -c seconds of CPU, printing
@@ -130,10 +132,23 @@ plt_phase(unsigned long x)
 	return x + 1;
 }
 
+__attribute__((noinline)) static unsigned long
+vdso_phase(unsigned long x)
+{
+	struct timespec	 ts;
+	int		 i;
+
+	for (i = 0; i < 20000; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x += ts.tv_nsec;
+	}
+	return x + 1;
+}
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: fpless [-m cpu|signal|plt] [-t seconds] "
+	fprintf(stderr, "usage: fpless [-m cpu|signal|plt|vdso] [-t seconds] "
 	    "[-c cpu-seconds]\n");
 	exit(1);
 }
@@ -164,7 +179,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (strcmp(mode, "cpu") != 0 && strcmp(mode, "signal") != 0 &&
-	    strcmp(mode, "plt") != 0)
+	    strcmp(mode, "plt") != 0 && strcmp(mode, "vdso") != 0)
 		usage();
 	if (strcmp(mode, "signal") == 0) {
 		signal(SIGALRM, on_alarm);
@@ -183,6 +198,8 @@ main(int argc, char **argv)
 			x = spin_phase(x);
 		else if (*mode == 'p')
 			x = plt_phase(x);
+		else if (*mode == 'v')
+			x = vdso_phase(x);
 		else {
 			x = sort_phase(x);
 			x = hash_phase(x);

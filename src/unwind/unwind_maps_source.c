@@ -1,0 +1,133 @@
+/*
+ * The CFI of mappings that do not carry it in the file they map.
+ *
+ * The vDSO: its image, .eh_frame included, read from the process's
+ * memory, as the symbol cache reads it (src/symcache_vdso.c).  The
+ * process could have written its own: the caller keys it by its bytes,
+ * never by the build id it claims.  When its memory cannot be read (it
+ * is gone), ours serves if it has the same size: the same kernel maps
+ * the same image into every process of an ABI.
+ *
+ * A file stripped of its CFI (built without unwind tables, or its
+ * .eh_frame removed): the .debug_frame of its debug file, found as the
+ * symbols find theirs (src/debuginfo.c: by build id, else by
+ * .gnu_debuglink, in the process's root first), each candidate checked
+ * to belong to the file.
+ */
+#include <sys/types.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc/proc_root.h"
+#include "proc/procmaps.h"
+#include "sym/debuginfo.h"
+#include "sym/elf.h"
+#include "unwind_maps_source.h"
+#include "util/xmalloc.h"
+
+/* A vDSO is a few pages; a bigger mapping of that name is not read. */
+#define UNWIND_MAPS_VDSO_MAX	(1024 * 1024)
+
+/* Our own vDSO: its size, or 0. */
+static size_t
+unwind_maps_source_vdso_self(const uint8_t **img)
+{
+	static const uint8_t	*self;
+	static size_t		 len;
+	static int		 tried;
+	const struct procmaps_entry	*e;
+	struct procmaps		*m;
+	unsigned long		 base;
+
+	if (!tried) {
+		tried = 1;
+		if ((base = getauxval(AT_SYSINFO_EHDR)) != 0 &&
+		    (m = procmaps_read(getpid())) != NULL) {
+			if ((e = procmaps_lookup(m, base)) != NULL &&
+			    strcmp(e->path, "[vdso]") == 0 &&
+			    e->start == base &&
+			    e->end - e->start <= UNWIND_MAPS_VDSO_MAX) {
+				self = (const uint8_t *)base;
+				len = e->end - e->start;
+			}
+			procmaps_free(m);
+		}
+	}
+	*img = self;
+	return len;
+}
+
+uint8_t *
+unwind_maps_source_vdso(pid_t pid, const struct procmaps_entry *e,
+    size_t *len)
+{
+	const uint8_t	*self;
+	uint8_t		*buf;
+	size_t		 size = e->end - e->start, slen;
+
+	if (size == 0 || size > UNWIND_MAPS_VDSO_MAX)
+		return NULL;
+	buf = xmalloc(size);
+	if (proc_root_read_mem(pid, e->start, buf, size) == -1) {
+		slen = unwind_maps_source_vdso_self(&self);
+		if (slen != size) {
+			free(buf);
+			return NULL;
+		}
+		memcpy(buf, self, size);
+	}
+	*len = size;
+	return buf;
+}
+
+/*
+ * The debug file of ef (path as process pid has it, sb its stat) that
+ * holds the .debug_frame ef lacks: its descriptor, or -1.  Nothing is
+ * looked for when ef has .eh_frame or a .debug_frame of its own.
+ */
+int
+unwind_maps_source_debug(struct elf_file *ef, pid_t pid, const char *path,
+    const struct stat *sb, const char *dirs)
+{
+	struct debuginfo_file	 df[DEBUGINFO_DEPTH_MAX];
+	struct debuginfo_ctx	 ctx;
+	struct debuginfo_seen	 seen;
+	struct elf_file_scn	 sc;
+	struct elf_file		*cur = ef;
+	uint8_t			 id[ELF_FILE_BUILD_ID_MAX];
+	size_t			 idlen, n = 0, i;
+	int			 fd = -1;
+
+	if (dirs == NULL ||
+	    (elf_section_find(ef, ".eh_frame", &sc) == 0 &&
+	    sc.type != SHT_NOBITS && sc.size > 0) ||
+	    (elf_section_find(ef, ".debug_frame", &sc) == 0 &&
+	    sc.type != SHT_NOBITS && sc.size > 0))
+		return -1;
+	if (elf_file_build_id(ef, id, sizeof(id), &idlen) == -1)
+		idlen = 0;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.pid = pid;
+	ctx.path = path;
+	ctx.dirs = dirs;
+	memset(&seen, 0, sizeof(seen));
+	debuginfo_seen_add(&seen, sb->st_dev, sb->st_ino);
+	while (n < DEBUGINFO_DEPTH_MAX && debuginfo_find(&df[n], cur, id,
+	    idlen, &ctx, &seen) == 0) {
+		cur = df[n++].ef;
+		if (elf_section_find(cur, ".debug_frame", &sc) == 0 &&
+		    sc.type != SHT_NOBITS && sc.size > 0) {
+			fd = fcntl(df[n - 1].fd, F_DUPFD_CLOEXEC, 0);
+			break;
+		}
+	}
+	for (i = 0; i < n; i++)
+		debuginfo_close(&df[i]);
+	return fd;
+}
