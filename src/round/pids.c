@@ -63,6 +63,7 @@ pids_create(struct session *session, struct resolve *resolve,
 	p->conf = conf;
 	p->python = python_create(session, conf);
 	p->containers = container_cache_create("/");
+	p->unknown = target_labels_unknown(conf);
 	p->size = 1024;
 	p->v = xcalloc(p->size, sizeof(*p->v));
 	return p;
@@ -95,6 +96,7 @@ pids_free(struct pids *p)
 	free(p->v);
 	python_free(p->python);
 	container_cache_free(p->containers);
+	target_labels_free(p->unknown);
 	free(p);
 }
 
@@ -110,7 +112,7 @@ pids_slot(struct pids_proc **v, size_t size, pid_t pid)
 	}
 }
 
-static struct pids_proc *
+struct pids_proc *
 pids_find(struct pids *p, pid_t pid)
 {
 	return p->v[pids_slot(p->v, p->size, pid)];
@@ -198,16 +200,20 @@ pids_write_config(struct pids *p, struct pids_proc *proc)
  * Decide how a process is profiled: its comm, its target.  Its maps are
  * read by pids_load.
  */
-static void
+void
 pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
 {
-	char	 buf[PROFILE_COMM_LEN];
+	struct proc_stat	 st;
+	char			 buf[PROFILE_COMM_LEN];
 
 	if (proc_comm(proc->pid, buf, sizeof(buf)) == 0)
 		comm = buf;
 	if (comm != NULL)
 		snprintf(proc->comm, sizeof(proc->comm), "%s", comm);
-	proc->kthread = proc_is_kthread(proc->pid);
+	if (proc_stat(proc->pid, &st) == 0) {
+		proc->kthread = st.kthread;
+		proc->ppid = st.ppid;
+	}
 	pids_load_forget(p, proc);
 	pids_target(p, proc);
 	proc->evaluated = 1;
@@ -220,8 +226,10 @@ pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
  * now only if it decides whether the process is profiled at all.
  */
 static void
-pids_exec(struct pids *p, struct pids_proc *proc, const char *comm)
+pids_exec(struct pids *p, struct pids_proc *proc, const char *comm,
+    pid_t ppid)
 {
+	proc->ppid = ppid;
 	if (*comm != '\0')
 		snprintf(proc->comm, sizeof(proc->comm), "%s", comm);
 	else if (proc_comm(proc->pid, proc->comm, sizeof(proc->comm)) == -1)
@@ -240,7 +248,7 @@ pids_exec(struct pids *p, struct pids_proc *proc, const char *comm)
 	proc->evaluated = 1;
 }
 
-static struct pids_proc *
+struct pids_proc *
 pids_new(struct pids *p, pid_t pid)
 {
 	struct pids_proc	*proc;
@@ -329,7 +337,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		known = (proc = pids_find(p, pid)) != NULL &&
 		    proc->state == PIDS_ALIVE;
 		proc = pids_fresh(p, pid);
-		pids_exec(p, proc, comm);
+		pids_exec(p, proc, comm, (pid_t)ev->arg2);
 		/*
 		 * arg: BPF profiles it already, and asks for its first
 		 * sample, as pids_write_config would.  Unless it waits for
@@ -375,6 +383,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		p->exits++;
 		if ((proc = pids_find(p, pid)) != NULL) {
 			proc->state = PIDS_DEAD;
+			proc->lifetime = ev->arg;
 			/* Its files' tables may go now. */
 			unwind_maps_proc_close(p->unwind, proc->uw);
 			proc->uw = NULL;
@@ -391,19 +400,20 @@ pids_get(struct pids *p, pid_t pid)
 {
 	struct pids_proc	*proc;
 
-	if ((proc = pids_find(p, pid)) != NULL) {
+	if ((proc = pids_find(p, pid)) != NULL)
 		pids_load(p, proc, 0, 0);
-		return proc;
+	else if (pid == 0)
+		proc = pids_idle(p);
+	else {
+		/* Counted before a restart of our state: look at it now. */
+		proc = pids_new(p, pid);
+		if (proc_exists(pid)) {
+			pids_evaluate(p, proc, NULL);
+			pids_load(p, proc, 0, 0);
+		} else
+			proc->state = PIDS_DEAD;
 	}
-	if (pid == 0)
-		return pids_idle(p);
-	/* Counted before a restart of our state: look at it now. */
-	proc = pids_new(p, pid);
-	if (proc_exists(pid)) {
-		pids_evaluate(p, proc, NULL);
-		pids_load(p, proc, 0, 0);
-	} else
-		proc->state = PIDS_DEAD;
+	proc->service = pids_service(p, proc);
 	return proc;
 }
 
@@ -492,6 +502,8 @@ pids_configure(struct pids *p, const struct config *conf)
 	int			 was = python_is_enabled(p->python);
 
 	p->conf = conf;
+	target_labels_free(p->unknown);
+	p->unknown = target_labels_unknown(conf);
 	python_configure(p->python, conf);
 	unwind_maps_configure(p->unwind, conf);
 	for (i = 0; i < p->size; i++) {

@@ -36,6 +36,14 @@ struct pids_proc {
 	uint64_t		 exe_lo, exe_hi; /* its executable's code */
 	struct target_labels	*labels;	/* of its target */
 	int			 labels_pending; /* looked up when sampled */
+	pid_t			 ppid;		/* its parent; 0: unknown */
+	uint64_t		 lifetime;	/* ns, once it exited; 0 */
+	/*
+	 * The labels its samples go under (its own, its parent's or
+	 * unknown_service's): set by pids_get(), good until the next
+	 * call into pids.
+	 */
+	const struct target_labels *service;
 	struct resolve_proc	*rp;
 	struct python_proc	*py;		/* type PYTHON: src/python.c */
 	int			 py_pending;	/* libpython not mapped yet */
