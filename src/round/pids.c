@@ -356,7 +356,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 			 * at it as at an unknown pid.
 			 */
 			proc = pids_fresh(p, pid);
-			pids_evaluate(p, proc, NULL);
+			pids_evaluate(p, proc, comm);
 		}
 		if (proc == NULL || proc->state != PIDS_ALIVE)
 			break;
@@ -456,7 +456,12 @@ pids_sweep(struct pids *p)
 
 /*
  * End of a round: the dead are forgotten everywhere; live processes the
- * kernel no longer has (their exit was lost) are dropped too.
+ * kernel no longer has (their exit was lost, or is still in the ring)
+ * are dropped too.  Not at once: a process that ran after this round's
+ * counts were drained has samples in the next round's, and they are
+ * named by its entry -- forgotten, it was a service named "[pid]".  So
+ * the dead are forgotten at the end of the round after the one that
+ * found them gone.
  */
 void
 pids_round_end(struct pids *p)
@@ -471,6 +476,13 @@ pids_round_end(struct pids *p)
 		proc = p->v[i];
 		if (proc == NULL || (proc->state == PIDS_ALIVE &&
 		    (proc->pid == 0 || proc_exists(proc->pid)))) {
+			if (proc != NULL)
+				proc->forget = 0;	/* its pid reused */
+			i++;
+			continue;
+		}
+		if (!proc->forget) {
+			proc->forget = 1;
 			i++;
 			continue;
 		}

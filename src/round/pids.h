@@ -37,6 +37,7 @@ struct pids_proc {
 	struct target_labels	*labels;	/* of its target */
 	int			 labels_pending; /* looked up when sampled */
 	pid_t			 ppid;		/* its parent; 0: unknown */
+	int			 forget;	/* gone: at the next round end */
 	uint64_t		 lifetime;	/* ns, once it exited; 0 */
 	/*
 	 * The labels its samples go under (its own, its parent's or
