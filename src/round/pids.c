@@ -13,7 +13,8 @@
  *                                 own code yet (else: ask again when it
  *                                 does, and read the maps again then)
  *   exit                       -> dead: its samples of this round are
- *                                 still named; forgotten at round end
+ *                                 still named; forgotten at the end
+ *                                 of the next round (pids_round_end)
  *
  * Most processes a machine starts are never sampled at 97 Hz (a shell's
  * true, sed, cc1 in its first milliseconds): they cost their exec and

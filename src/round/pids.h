@@ -20,7 +20,7 @@ struct target_labels;
 
 enum pids_state {
 	PIDS_ALIVE,
-	PIDS_DEAD,		/* exited this round: still named */
+	PIDS_DEAD,		/* exited: named until the next round end */
 };
 
 /* One process the daemon knows. */
