@@ -56,7 +56,11 @@ test_expect_success ROOT,BPF,CGROUP2,PYTHON3 'short commands go to their parent,
 	mkworkload sh p4101 &&
 	mkworkload burn s4101 &&
 	mkworkload burn l4101 &&
-	profile_config </dev/null &&
+	: at 997 Hz the first sample of each, dropped, matters less &&
+	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 997
+	EOF
 	daemon_start -c ebpfspy.conf -o out &&
 	in_slice ./p4101 -c "$(short_commands 40 s.out)
 		./l4101 -t 2 >l.out" &&
@@ -64,14 +68,17 @@ test_expect_success ROOT,BPF,CGROUP2,PYTHON3 'short commands go to their parent,
 	ls out/cpu >services &&
 	grep "^ready " s.out >readies &&
 	test_line_count = 40 readies &&
-	grep -l "^s4101;" out/cpu/*/*.folded &&
+	all=$(cat out/cpu/*/*.folded | folded_sum "^s4101;") &&
 	short=$(folded cpu p4101 | folded_sum "^s4101;") &&
 	cpu=$(sed -n "s/^cpu //p" s.out |
 	    awk "{ s += \$1 } END { printf \"%.0f\", s }") &&
-	want=$((cpu * 97 / 1000000000)) &&
-	echo "s4101 samples under p4101: $short; their CPU time makes $want" &&
-	test "$short" -ge 10 &&
-	test "$short" -ge $((want * 3 / 10)) &&
+	want=$((cpu * 997 / 1000000000)) &&
+	echo "s4101: $short samples under p4101 of $all;" \
+	    "their CPU time makes $want" &&
+	: on a busy machine a process may exit before its first samples &&
+	: are let through: the count is no proportion, where they go is &&
+	test "$all" -ge 20 &&
+	test "$short" = "$all" &&
 	test_path_is_missing out/cpu/s4101 &&
 	folded cpu l4101 | grep -q "^l4101;" &&
 	! folded cpu p4101 | grep -q "^l4101;" &&
@@ -88,8 +95,8 @@ test_expect_success ROOT,BPF,CGROUP2 'subshells that exit at once: no service na
 	daemon_start -c ebpfspy.conf -o out &&
 	in_slice ./p4101 -c "
 		i=0
-		while test \$i -lt 100; do
-			( j=0; while test \$j -lt 20000; do j=\$((j + 1)); done ) &
+		while test \$i -lt 30; do
+			( j=0; while test \$j -lt 100000; do j=\$((j + 1)); done ) &
 			i=\$((i + 1))
 		done
 		wait
@@ -114,6 +121,8 @@ test_expect_success ROOT,BPF,CGROUP2,PYTHON3 'short_lived_ms = 0: every command 
 	mkdir -p $CG/t4101.slice &&
 	test_when_finished "rmdir $CG/t4101.slice" &&
 	profile_config <<-\EOF &&
+	[profile]
+	sample_rate = 997
 	[targets]
 	short_lived_ms = 0
 	EOF
