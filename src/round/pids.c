@@ -577,12 +577,14 @@ pids_log_state(struct pids *p)
 	log_info("pids: %zu tracked (%zu alive, %zu dead, %zu profiled), "
 	    "%zu in the BPF pid map, %llu requests, %llu execs, %llu exits, "
 	    "%llu swept, %llu loaded at their first sample, maps read %llu "
-	    "times", p->count, pids_count(p, PIDS_ALIVE),
+	    "times, %llu parents of short commands looked at", p->count,
+	    pids_count(p, PIDS_ALIVE),
 	    pids_count(p, PIDS_DEAD), profiled, pids_bpf_entries(p),
 	    (unsigned long long)p->requests, (unsigned long long)p->execs,
 	    (unsigned long long)p->exits, (unsigned long long)p->swept,
 	    (unsigned long long)p->loads,
-	    (unsigned long long)procmaps_reads());
+	    (unsigned long long)procmaps_reads(),
+	    (unsigned long long)p->parents);
 	python_log_state(p->python);
 	unwind_maps_log_state(p->unwind);
 }
