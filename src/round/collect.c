@@ -181,6 +181,7 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	/* Events first: a pid's exec or exit precedes its counts. */
 	session_drain_events(c->session);
 	n = session_counts_drain(c->session, &keys, &vals);
+	pids_counts_drained(c->pids);
 	/*
 	 * On the final round, threads still blocked count up to now.
 	 */

@@ -385,6 +385,12 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		if ((proc = pids_find(p, pid)) != NULL) {
 			proc->state = PIDS_DEAD;
 			proc->lifetime = ev->arg;
+			/*
+			 * Gone before this round's counts were drained: all
+			 * its samples are in them, it goes at this round's
+			 * end.  After: at the next one (pids_round_end).
+			 */
+			proc->forget = !p->drained;
 			/* Its files' tables may go now. */
 			unwind_maps_proc_close(p->unwind, proc->uw);
 			proc->uw = NULL;
@@ -455,14 +461,21 @@ pids_sweep(struct pids *p)
 	free(gone);
 }
 
+/* The round's counts are drained: samples from now on are the next's. */
+void
+pids_counts_drained(struct pids *p)
+{
+	p->drained = 1;
+}
+
 /*
  * End of a round: the dead are forgotten everywhere; live processes the
  * kernel no longer has (their exit was lost, or is still in the ring)
- * are dropped too.  Not at once: a process that ran after this round's
- * counts were drained has samples in the next round's, and they are
- * named by its entry -- forgotten, it was a service named "[pid]".  So
- * the dead are forgotten at the end of the round after the one that
- * found them gone.
+ * are dropped too.  Not all at once: a process that ran after this
+ * round's counts were drained has samples in the next round's, and they
+ * are named by its entry -- forgotten, it was a service named "[pid]".
+ * So those are forgotten at the end of the next round; the ones whose
+ * exit was read before the drain go now.
  */
 void
 pids_round_end(struct pids *p)
@@ -494,6 +507,7 @@ pids_round_end(struct pids *p)
 		/* Removal may have moved another entry into slot i. */
 	}
 	python_round_end(p->python);
+	p->drained = 0;
 	p->round++;
 	if (p->round % PIDS_SWEEP_ROUNDS == 0)
 		pids_sweep(p);

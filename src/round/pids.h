@@ -67,6 +67,7 @@ void		 pids_configure(struct pids *, const struct config *);
 void		 pids_event(struct pids *, const struct profile_event *);
 /* The process of a sample: known, or looked up now. */
 struct pids_proc *pids_get(struct pids *, pid_t);
+void		 pids_counts_drained(struct pids *);
 void		 pids_round_end(struct pids *);
 void		 pids_log_state(struct pids *);
 size_t		 pids_count(struct pids *, enum pids_state);

@@ -37,6 +37,7 @@ struct pids {
 	struct unwind_maps	*unwind;	/* src/unwind_maps.c */
 	struct target_labels	*unknown;	/* unknown_service's */
 	uint64_t		 parents;	/* parents looked up */
+	int			 drained;	/* this round's counts are */
 };
 
 /* pids.c */
