@@ -133,4 +133,18 @@ test_expect_success ROOT,BPF,CGROUP2,PYTHON3 'short_lived_ms = 0: every command 
 	! folded cpu p4101 | grep -q "^s4101;"
 '
 
+test_expect_success ROOT,BPF,CGROUP2,PYTHON3 'a login session scope names no service' '
+	rm -rf out &&
+	mkdir -p $CG/t4101.slice/session-4101.scope &&
+	test_when_finished "rmdir $CG/t4101.slice/session-4101.scope \
+	    $CG/t4101.slice" &&
+	profile_config </dev/null &&
+	daemon_start -c ebpfspy.conf -o out &&
+	sh -c "echo \$\$ >$CG/t4101.slice/session-4101.scope/cgroup.procs &&
+	    exec ./l4101 -t 2" >l.out &&
+	daemon_stop &&
+	folded cpu l4101 | grep -q "^l4101;" &&
+	test_path_is_missing out/cpu/session-4101
+'
+
 test_done
