@@ -163,16 +163,23 @@ event_quiet_flags(void)
 }
 
 static __always_inline void
-event_send_flags(__u32 type, __u32 pid, __u64 arg, __u64 flags)
+event_send_args(__u32 type, __u32 pid, __u64 arg, __u64 arg2, __u64 flags)
 {
 	struct profile_event	ev = {};
 
 	ev.type = type;
 	ev.pid = pid;
 	ev.arg = arg;
+	ev.arg2 = arg2;
 	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), flags) != 0)
 		stat_add(PROFILE_STAT_RINGBUF_LOST, 1);
+}
+
+static __always_inline void
+event_send_flags(__u32 type, __u32 pid, __u64 arg, __u64 flags)
+{
+	event_send_args(type, pid, arg, 0, flags);
 }
 
 static __always_inline void
@@ -693,6 +700,7 @@ int
 on_exec(void *ctx)
 {
 	struct profile_pid_config	 cfg = {};
+	struct task_struct		*task;
 	__u32				 pid;
 
 	pid = bpf_get_current_pid_tgid() >> 32;
@@ -709,7 +717,10 @@ on_exec(void *ctx)
 	/* The old image's mappings would walk the new one's stacks. */
 	bpf_map_delete_elem(&uw_procs, &pid);
 	stat_add(PROFILE_STAT_EXEC, 1);
-	event_send_flags(PROFILE_EVENT_EXEC, pid, exec_profiled != 0,
+	/* Its parent: where its samples go if it is short-lived. */
+	task = (struct task_struct *)bpf_get_current_task();
+	event_send_args(PROFILE_EVENT_EXEC, pid, exec_profiled != 0,
+	    BPF_CORE_READ(task, real_parent, tgid),
 	    exec_profiled ? event_quiet_flags() : BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
@@ -739,6 +750,9 @@ on_exit(void *ctx)
 	if (bpf_map_delete_elem(&pid_config, &pid) != 0)
 		return 0;
 	stat_add(PROFILE_STAT_EXIT, 1);
-	event_send_flags(PROFILE_EVENT_EXIT, pid, 0, event_quiet_flags());
+	/* How long it lived, from its fork: is it a short command? */
+	event_send_flags(PROFILE_EVENT_EXIT, pid, bpf_ktime_get_ns() -
+	    BPF_CORE_READ(task, group_leader, start_time),
+	    event_quiet_flags());
 	return 0;
 }

@@ -128,8 +128,10 @@ struct profile_event {
 	__u64	arg;			/* PYSTACK: the Python stack's id;
 					   SAMPLED: the user stack's id;
 					   EXEC: 1 if BPF profiles it
-					   already (exec_profiled) */
-	__u64	arg2;			/* PYSTACK: the native stack's id */
+					   already (exec_profiled);
+					   EXIT: its lifetime, ns */
+	__u64	arg2;			/* PYSTACK: the native stack's id;
+					   EXEC: its parent's pid */
 };
 
 /*

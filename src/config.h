@@ -121,6 +121,7 @@ struct config {
 
 	/* [metrics] */
 	char		*metrics_listen;	/* host:port; "": no listener */
+	long long	 metrics_service_ttl;	/* seconds; 0: forever */
 
 	/* [pyroscope] */
 	char		*pyroscope_url;		/* "": off */
@@ -155,6 +156,8 @@ struct config {
 	int		 targets_only;
 	int		 label_pid;
 	int		 label_thread_name;
+	long long	 short_lived_ms;	/* 0: no short commands */
+	char		*unknown_service;
 	struct target_conf *targets;
 	size_t		 ntargets;
 };

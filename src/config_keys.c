@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "metrics/metrics.h"
+#include "proc/target.h"
 #include "push/pyroscope.h"
 #include "sym/resolve.h"
 
@@ -144,6 +145,14 @@ static const struct config_key config_targets_keys[] = {
 	{ "targets", "label_thread_name", CONFIG_BOOL, OFF(label_thread_name),
 	    0, 0, NULL, "no", CONFIG_LIVE,
 	    "label each sample with its thread's name", NULL },
+	{ "targets", "short_lived_ms", CONFIG_INT, OFF(short_lived_ms), 0,
+	    3600000, NULL, "1000", CONFIG_LIVE,
+	    "an unnamed process that exits sooner joins its parent's service, "
+	    "milliseconds (0: never)", NULL },
+	{ "targets", "unknown_service", CONFIG_STRING, OFF(unknown_service),
+	    0, 0, NULL, "unknown", CONFIG_LIVE,
+	    "service_name of processes that cannot be named",
+	    target_service_check },
 	{ NULL }
 };
 

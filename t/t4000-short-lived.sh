@@ -13,6 +13,9 @@ test_expect_success ROOT,BPF 'start the daemon, note its state' '
 	sample_rate = 997
 	[symbols]
 	cache_rounds = 2
+	[targets]
+	# each a service, not counted under the test shell
+	short_lived_ms = 0
 	EOF
 	sed -i "1,2d" ebpfspy.conf &&
 	daemon_start -v -c ebpfspy.conf -o out &&

@@ -165,6 +165,10 @@ const struct config_key metrics_keys[] = {
 	    NULL, "127.0.0.1:9465", CONFIG_LIVE,
 	    "address of the metrics HTTP listener (empty: none)",
 	    metrics_listen_check },
+	{ "metrics", "service_ttl", CONFIG_INT,
+	    CONFIG_OFF(metrics_service_ttl), 0, 31536000, NULL, "600",
+	    CONFIG_LIVE, "seconds a service's series stay after its last "
+	    "sample (0: forever)", NULL },
 	{ NULL }
 };
 

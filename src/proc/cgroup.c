@@ -12,7 +12,8 @@
  *   pods            kubepods-<qos>-pod<uid_with_underscores>.slice
  *
  * A container id is 64 hex digits.  A Kubernetes pod without a QoS
- * level in its path is "guaranteed".  Monitor scopes (libpod-conmon-,
+ * level in its path is "guaranteed".  The unit is the innermost
+ * x.service or x.scope but those of a login or a systemd-run command.  Monitor scopes (libpod-conmon-,
  * crio-conmon-) are not containers.
  *
  * On cgroup v2 the "0::" line is the path; on v1 (or hybrid, where v2
@@ -57,6 +58,48 @@ cgroup_copy(char *dst, size_t size, const char *s, size_t len)
 		len = size - 1;
 	memcpy(dst, s, len);
 	dst[len] = '\0';
+}
+
+/* Does s hold only characters of set, and one at least? */
+static int
+cgroup_all_of(const char *s, size_t len, const char *set)
+{
+	size_t	 i;
+
+	for (i = 0; i < len; i++) {
+		if (strchr(set, s[i]) == NULL || s[i] == '\0')
+			return 0;
+	}
+	return len > 0;
+}
+
+/*
+ * Units systemd names after a login or a command, one each: logind's
+ * session-<id>.scope and systemd-run's run-r<hex>, run-u<n> and
+ * run-p<pid>-i<n>.  Named by them, every ssh login or systemd-run would
+ * be a service; they are no service name, and what runs in them is
+ * named as outside units (target.c).
+ */
+static int
+cgroup_unit_is_instance(const char *s, size_t len)
+{
+	const char	*dash;
+
+	/* logind's ids: 5, or c1 for sessions it makes itself. */
+	if (len > 8 && memcmp(s, "session-", 8) == 0)
+		return cgroup_all_of(s + 8, len - 8, "0123456789") ||
+		    (s[8] == 'c' && cgroup_all_of(s + 9, len - 9,
+		    "0123456789"));
+	if (len < 6 || memcmp(s, "run-", 4) != 0)
+		return 0;
+	if (s[4] == 'r')
+		return cgroup_all_of(s + 5, len - 5, "0123456789abcdef");
+	if (s[4] == 'u')
+		return cgroup_all_of(s + 5, len - 5, "0123456789");
+	if (s[4] == 'p' && (dash = memmem(s + 5, len - 5, "-i", 2)) != NULL)
+		return cgroup_all_of(s + 5, dash - s - 5, "0123456789") &&
+		    cgroup_all_of(dash + 2, s + len - dash - 2, "0123456789");
+	return 0;
 }
 
 /* One component of the path: a container, a pod, a unit? */
@@ -120,9 +163,11 @@ cgroup_component(struct cgroup_info *ci, const char *s, size_t len,
 			    "burstable");
 	}
 	/* The innermost systemd unit: x.service or x.scope. */
-	if (len > 8 && memcmp(s + len - 8, ".service", 8) == 0)
+	if (len > 8 && memcmp(s + len - 8, ".service", 8) == 0 &&
+	    !cgroup_unit_is_instance(s, len - 8))
 		cgroup_copy(ci->unit, sizeof(ci->unit), s, len - 8);
-	else if (len > 6 && memcmp(s + len - 6, ".scope", 6) == 0)
+	else if (len > 6 && memcmp(s + len - 6, ".scope", 6) == 0 &&
+	    !cgroup_unit_is_instance(s, len - 6))
 		cgroup_copy(ci->unit, sizeof(ci->unit), s, len - 6);
 	(void)last;
 }

@@ -64,24 +64,47 @@ proc_comm(pid_t pid, char *buf, size_t len)
 	return 0;
 }
 
-/* Kernel threads have PF_KTHREAD in field 9 of /proc/PID/stat. */
+/*
+ * The fields of /proc/PID/stat the daemon uses: the parent (field 4) and
+ * whether it is a kernel thread (PF_KTHREAD in field 9).
+ */
+int
+proc_stat(pid_t pid, struct proc_stat *st)
+{
+	char		 buf[1024], *p, *end;
+	unsigned long	 flags;
+	long		 ppid;
+	int		 i;
+
+	memset(st, 0, sizeof(*st));
+	if (proc_read_file(pid, "stat", buf, sizeof(buf)) <= 0)
+		return -1;
+	/* comm is in parentheses and may hold anything: skip to its end. */
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return -1;
+	p += 2;				/* field 3, the state */
+	if ((p = strchr(p, ' ')) == NULL)
+		return -1;
+	ppid = strtol(p + 1, &end, 10);
+	if (end == p + 1 || ppid < 0 || ppid > 4194304)
+		return -1;
+	/* p is at the space before field 4: on to the one before 9. */
+	for (i = 4; i < 9 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
+		return -1;
+	flags = strtoul(p + 1, NULL, 10);
+	st->ppid = ppid;
+	st->kthread = (flags & 0x00200000) != 0;
+	return 0;
+}
+
 int
 proc_is_kthread(pid_t pid)
 {
-	char		 buf[1024], *p;
-	unsigned long	 flags;
-	int		 i;
+	struct proc_stat	 st;
 
-	if (proc_read_file(pid, "stat", buf, sizeof(buf)) <= 0)
+	if (proc_stat(pid, &st) == -1)
 		return 0;
-	/* comm is in parentheses and may hold anything: skip to its end. */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	p++;
-	for (i = 3; i < 9 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL)
-		return 0;
-	flags = strtoul(p + 1, NULL, 10);
-	return (flags & 0x00200000) != 0;
+	return st.kthread;
 }

@@ -21,7 +21,12 @@
  * "<namespace>/<container>" (the pod's name when the container is not
  * known), else the Docker or Podman name, else the container id's
  * first 12 digits, else its comm -- unless targets_only is set: then it
- * is not profiled at all.
+ * is not profiled at all.  A comm the daemon could not read ("[pid]")
+ * is never a name: then the labels say so (TARGET_SOURCE_NONE), and
+ * service_name is [targets] unknown_service.  Where a process named by
+ * its comm or by nothing really goes -- its parent's service when it is
+ * a short command -- is src/round/pids_target.c's to say: it needs the
+ * process table.
  *
  * Every process is matched against the targets in order, and a reload
  * checks the names for duplicates: both are linear in the number of
@@ -338,7 +343,7 @@ target_labels_add(struct target_labels *l, const char *name,
 /*
  * A comm the daemon could not read stands as "[pid]": never a service
  * name, or every process that exits before it is read becomes a
- * service, a directory and a series of its own.
+ * service, a directory and a series of its own.  Nor is an empty one.
  */
 static int
 target_comm_is_name(const char *comm)
@@ -351,6 +356,8 @@ target_comm_is_name(const char *comm)
 	return !(comm[0] == '[' && comm[n - 1] == ']' && n > 2 &&
 	    strspn(comm + 1, "0123456789") == n - 2);
 }
+
+static void	target_labels_key(struct target_labels *);
 
 static int
 target_label_cmp(const void *a, const void *b)
@@ -372,8 +379,7 @@ target_labels(const struct config *conf, const struct target_facts *f)
 	const struct container_info	*ct = f->ct;
 	struct target_labels		*l;
 	char				 shortid[16], *podsvc;
-	size_t				 i, len;
-	char				*p;
+	size_t				 i;
 
 	for (i = 0; i < conf->ntargets; i++) {
 		if (target_matches(&conf->targets[i], f)) {
@@ -402,9 +408,13 @@ target_labels(const struct config *conf, const struct target_facts *f)
 		/* The short id docker shows: the first 12 digits. */
 		snprintf(shortid, sizeof(shortid), "%.12s", cg->container_id);
 		target_labels_add(l, "service_name", shortid);
-	} else
-		target_labels_add(l, "service_name",
-		    target_comm_is_name(f->comm) ? f->comm : "unknown");
+	} else if (target_comm_is_name(f->comm)) {
+		target_labels_add(l, "service_name", f->comm);
+		l->source = TARGET_SOURCE_COMM;
+	} else {
+		target_labels_add(l, "service_name", conf->unknown_service);
+		l->source = TARGET_SOURCE_NONE;
+	}
 	if (cg != NULL && cg->container_id[0] != '\0')
 		target_labels_add(l, "container_id", cg->container_id);
 	if (cg != NULL && cg->pod_uid[0] != '\0')
@@ -419,6 +429,17 @@ target_labels(const struct config *conf, const struct target_facts *f)
 	if (ct != NULL && ct->name[0] != '\0')
 		target_labels_add(l, "container", ct->name);
 
+	target_labels_key(l);
+	return l;
+}
+
+/* Sort the labels and make their identity string. */
+static void
+target_labels_key(struct target_labels *l)
+{
+	size_t	 i, len;
+	char	*p;
+
 	qsort(l->v, l->n, sizeof(*l->v), target_label_cmp);
 	for (i = 0, len = 1; i < l->n; i++)
 		len += strlen(l->v[i].name) + strlen(l->v[i].value) + 2;
@@ -429,7 +450,41 @@ target_labels(const struct config *conf, const struct target_facts *f)
 			l->service = l->v[i].value;
 	}
 	*p = '\0';
+}
+
+struct target_labels *
+target_labels_unknown(const struct config *conf)
+{
+	struct target_labels	*l;
+
+	l = xcalloc(1, sizeof(*l));
+	target_labels_add(l, "service_name", conf->unknown_service);
+	l->source = TARGET_SOURCE_NONE;
+	target_labels_key(l);
 	return l;
+}
+
+/*
+ * [targets] unknown_service: a directory of the output and an
+ * application of Pyroscope, so a name, not a path.
+ */
+const char *
+target_service_check(const char *s)
+{
+	const char	*c;
+
+	if (*s == '\0')
+		return "empty service name";
+	if (strlen(s) > 128)
+		return "service name too long (128 characters at most)";
+	if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return "not a service name";
+	for (c = s; *c != '\0'; c++) {
+		if (*c == '/' || iscntrl((unsigned char)*c))
+			return "a service name holds no '/' nor control "
+			    "characters";
+	}
+	return NULL;
 }
 
 void

@@ -43,12 +43,20 @@ struct target_facts {
 	const struct container_info	*ct;	/* its names; NULL: none */
 };
 
+/* Where a process's service_name came from: see target.c. */
+enum target_source {
+	TARGET_SOURCE_NAMED,		/* a target, unit or container */
+	TARGET_SOURCE_COMM,		/* its own comm */
+	TARGET_SOURCE_NONE		/* nothing: [targets] unknown_service */
+};
+
 /* The labels of a process: sorted by name, with an identity string. */
 struct target_labels {
 	struct target_label	*v;
 	size_t			 n;
 	char			*key;		/* "name=value\n..." */
 	const char		*service;	/* the service_name value */
+	enum target_source	 source;
 };
 
 int		 target_conf_add(struct config *, const char *, int,
@@ -68,5 +76,9 @@ struct target_labels *target_labels(const struct config *,
 void		 target_labels_free(struct target_labels *);
 const char	*target_labels_get(const struct target_labels *,
 		    const char *);
+/* The labels of what cannot be named: service_name unknown_service. */
+struct target_labels *target_labels_unknown(const struct config *);
+/* For the config table: NULL if a service name is good. */
+const char	*target_service_check(const char *);
 
 #endif

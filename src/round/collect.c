@@ -181,6 +181,7 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	/* Events first: a pid's exec or exit precedes its counts. */
 	session_drain_events(c->session);
 	n = session_counts_drain(c->session, &keys, &vals);
+	pids_counts_drained(c->pids);
 	/*
 	 * On the final round, threads still blocked count up to now.
 	 */
@@ -199,6 +200,12 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	for (i = 0; i < n; i++)
 		collect_entry(c, conf, &keys[i], vals[i], now);
 	t2 = collect_now(CLOCK_MONOTONIC);
+	/* Series of services gone for [metrics] service_ttl go too. */
+	if ((i = symstats_expire(c->symstats, t2 / 1000000000,
+	    conf->metrics_service_ttl)) > 0)
+		log_debug("metrics: %zu services without samples for %lld s "
+		    "dropped, %zu left", i, conf->metrics_service_ttl,
+		    symstats_count(c->symstats));
 	u2 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
 
 	profs = collect_profs_list(c->profs, &nprofs);

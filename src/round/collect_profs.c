@@ -104,14 +104,14 @@ struct profile *
 collect_profs_get(struct collect_profs *cp, const struct config *conf,
     int kind, const struct pids_proc *proc, int64_t start, int64_t now)
 {
-	const struct target_labels	*l = proc->labels;
+	const struct target_labels	*l = proc->service;
 	const char			*service;
 	struct collect_profs_entry	*e;
 	size_t				 i;
 
 	if ((cp->n + 1) * 2 > cp->size)
 		collect_profs_grow(cp);
-	service = l != NULL ? l->key : proc->comm;
+	service = l->key;
 	e = &cp->v[collect_profs_hash(service, kind) & (cp->size - 1)];
 	while (e->p != NULL) {
 		if (e->kind == kind && strcmp(e->service, service) == 0)
@@ -127,11 +127,8 @@ collect_profs_get(struct collect_profs *cp, const struct config *conf,
 	else
 		e->p = profile_create(PROFILE_TYPE_OFFCPU, 1, start,
 		    now - start);
-	if (l != NULL) {
-		for (i = 0; i < l->n; i++)
-			profile_label_set(e->p, l->v[i].name, l->v[i].value);
-	} else
-		profile_label_set(e->p, "service_name", proc->comm);
+	for (i = 0; i < l->n; i++)
+		profile_label_set(e->p, l->v[i].name, l->v[i].value);
 	cp->n++;
 	return e->p;
 }

@@ -15,9 +15,10 @@ void		 collect_profs_free(struct collect_profs *);
 /* Free the round's profiles. */
 void		 collect_profs_clear(struct collect_profs *);
 /*
- * The profile of a process's target and a kind (enum profile_kind,
- * CPU or OFFCPU) for the round from start to now (ns since the epoch):
- * created at its first count.
+ * The profile of a process's service (its proc->service, which
+ * pids_get() set) and a kind (enum profile_kind, CPU or OFFCPU) for the
+ * round from start to now (ns since the epoch): created at its first
+ * count.
  */
 struct profile	*collect_profs_get(struct collect_profs *,
 		    const struct config *, int, const struct pids_proc *,

@@ -189,7 +189,7 @@ collect_stack_native(struct collect_stack *cs, struct pids_proc *proc,
 
 	if (id == 0)
 		return;
-	service = proc->labels != NULL ? proc->labels->service : proc->comm;
+	service = proc->service->service;
 	if ((!user || proc->rp != NULL) && collect_stack_cached(cs, service,
 	    collect_frame_gen(cs->resolve, proc->rp, user), id, user))
 		return;

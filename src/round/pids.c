@@ -13,7 +13,8 @@
  *                                 own code yet (else: ask again when it
  *                                 does, and read the maps again then)
  *   exit                       -> dead: its samples of this round are
- *                                 still named; forgotten at round end
+ *                                 still named; forgotten at the end
+ *                                 of the next round (pids_round_end)
  *
  * Most processes a machine starts are never sampled at 97 Hz (a shell's
  * true, sed, cc1 in its first milliseconds): they cost their exec and
@@ -63,6 +64,7 @@ pids_create(struct session *session, struct resolve *resolve,
 	p->conf = conf;
 	p->python = python_create(session, conf);
 	p->containers = container_cache_create("/");
+	p->unknown = target_labels_unknown(conf);
 	p->size = 1024;
 	p->v = xcalloc(p->size, sizeof(*p->v));
 	return p;
@@ -95,6 +97,7 @@ pids_free(struct pids *p)
 	free(p->v);
 	python_free(p->python);
 	container_cache_free(p->containers);
+	target_labels_free(p->unknown);
 	free(p);
 }
 
@@ -110,7 +113,7 @@ pids_slot(struct pids_proc **v, size_t size, pid_t pid)
 	}
 }
 
-static struct pids_proc *
+struct pids_proc *
 pids_find(struct pids *p, pid_t pid)
 {
 	return p->v[pids_slot(p->v, p->size, pid)];
@@ -198,16 +201,20 @@ pids_write_config(struct pids *p, struct pids_proc *proc)
  * Decide how a process is profiled: its comm, its target.  Its maps are
  * read by pids_load.
  */
-static void
+void
 pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
 {
-	char	 buf[PROFILE_COMM_LEN];
+	struct proc_stat	 st;
+	char			 buf[PROFILE_COMM_LEN];
 
 	if (proc_comm(proc->pid, buf, sizeof(buf)) == 0)
 		comm = buf;
 	if (comm != NULL)
 		snprintf(proc->comm, sizeof(proc->comm), "%s", comm);
-	proc->kthread = proc_is_kthread(proc->pid);
+	if (proc_stat(proc->pid, &st) == 0) {
+		proc->kthread = st.kthread;
+		proc->ppid = st.ppid;
+	}
 	pids_load_forget(p, proc);
 	pids_target(p, proc);
 	proc->evaluated = 1;
@@ -220,8 +227,10 @@ pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
  * now only if it decides whether the process is profiled at all.
  */
 static void
-pids_exec(struct pids *p, struct pids_proc *proc, const char *comm)
+pids_exec(struct pids *p, struct pids_proc *proc, const char *comm,
+    pid_t ppid)
 {
+	proc->ppid = ppid;
 	if (*comm != '\0')
 		snprintf(proc->comm, sizeof(proc->comm), "%s", comm);
 	else if (proc_comm(proc->pid, proc->comm, sizeof(proc->comm)) == -1)
@@ -240,7 +249,7 @@ pids_exec(struct pids *p, struct pids_proc *proc, const char *comm)
 	proc->evaluated = 1;
 }
 
-static struct pids_proc *
+struct pids_proc *
 pids_new(struct pids *p, pid_t pid)
 {
 	struct pids_proc	*proc;
@@ -329,7 +338,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		known = (proc = pids_find(p, pid)) != NULL &&
 		    proc->state == PIDS_ALIVE;
 		proc = pids_fresh(p, pid);
-		pids_exec(p, proc, comm);
+		pids_exec(p, proc, comm, (pid_t)ev->arg2);
 		/*
 		 * arg: BPF profiles it already, and asks for its first
 		 * sample, as pids_write_config would.  Unless it waits for
@@ -348,7 +357,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 			 * at it as at an unknown pid.
 			 */
 			proc = pids_fresh(p, pid);
-			pids_evaluate(p, proc, NULL);
+			pids_evaluate(p, proc, comm);
 		}
 		if (proc == NULL || proc->state != PIDS_ALIVE)
 			break;
@@ -381,6 +390,13 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		p->exits++;
 		if ((proc = pids_find(p, pid)) != NULL) {
 			proc->state = PIDS_DEAD;
+			proc->lifetime = ev->arg;
+			/*
+			 * Gone before this round's counts were drained: all
+			 * its samples are in them, it goes at this round's
+			 * end.  After: at the next one (pids_round_end).
+			 */
+			proc->forget = !p->drained;
 			/* Its files' tables may go now. */
 			unwind_maps_proc_close(p->unwind, proc->uw);
 			proc->uw = NULL;
@@ -397,19 +413,20 @@ pids_get(struct pids *p, pid_t pid)
 {
 	struct pids_proc	*proc;
 
-	if ((proc = pids_find(p, pid)) != NULL) {
+	if ((proc = pids_find(p, pid)) != NULL)
 		pids_load(p, proc, 0, 0);
-		return proc;
+	else if (pid == 0)
+		proc = pids_idle(p);
+	else {
+		/* Counted before a restart of our state: look at it now. */
+		proc = pids_new(p, pid);
+		if (proc_exists(pid)) {
+			pids_evaluate(p, proc, NULL);
+			pids_load(p, proc, 0, 0);
+		} else
+			proc->state = PIDS_DEAD;
 	}
-	if (pid == 0)
-		return pids_idle(p);
-	/* Counted before a restart of our state: look at it now. */
-	proc = pids_new(p, pid);
-	if (proc_exists(pid)) {
-		pids_evaluate(p, proc, NULL);
-		pids_load(p, proc, 0, 0);
-	} else
-		proc->state = PIDS_DEAD;
+	proc->service = pids_service(p, proc);
 	return proc;
 }
 
@@ -450,9 +467,21 @@ pids_sweep(struct pids *p)
 	free(gone);
 }
 
+/* The round's counts are drained: samples from now on are the next's. */
+void
+pids_counts_drained(struct pids *p)
+{
+	p->drained = 1;
+}
+
 /*
  * End of a round: the dead are forgotten everywhere; live processes the
- * kernel no longer has (their exit was lost) are dropped too.
+ * kernel no longer has (their exit was lost, or is still in the ring)
+ * are dropped too.  Not all at once: a process that ran after this
+ * round's counts were drained has samples in the next round's, and they
+ * are named by its entry -- forgotten, it was a service named "[pid]".
+ * So those are forgotten at the end of the next round; the ones whose
+ * exit was read before the drain go now.
  */
 void
 pids_round_end(struct pids *p)
@@ -467,6 +496,13 @@ pids_round_end(struct pids *p)
 		proc = p->v[i];
 		if (proc == NULL || (proc->state == PIDS_ALIVE &&
 		    (proc->pid == 0 || proc_exists(proc->pid)))) {
+			if (proc != NULL)
+				proc->forget = 0;	/* its pid reused */
+			i++;
+			continue;
+		}
+		if (!proc->forget) {
+			proc->forget = 1;
 			i++;
 			continue;
 		}
@@ -477,6 +513,7 @@ pids_round_end(struct pids *p)
 		/* Removal may have moved another entry into slot i. */
 	}
 	python_round_end(p->python);
+	p->drained = 0;
 	p->round++;
 	if (p->round % PIDS_SWEEP_ROUNDS == 0)
 		pids_sweep(p);
@@ -498,6 +535,8 @@ pids_configure(struct pids *p, const struct config *conf)
 	int			 was = python_is_enabled(p->python);
 
 	p->conf = conf;
+	target_labels_free(p->unknown);
+	p->unknown = target_labels_unknown(conf);
 	python_configure(p->python, conf);
 	unwind_maps_configure(p->unwind, conf);
 	for (i = 0; i < p->size; i++) {
@@ -558,12 +597,14 @@ pids_log_state(struct pids *p)
 	log_info("pids: %zu tracked (%zu alive, %zu dead, %zu profiled), "
 	    "%zu in the BPF pid map, %llu requests, %llu execs, %llu exits, "
 	    "%llu swept, %llu loaded at their first sample, maps read %llu "
-	    "times", p->count, pids_count(p, PIDS_ALIVE),
+	    "times, %llu parents of short commands looked at", p->count,
+	    pids_count(p, PIDS_ALIVE),
 	    pids_count(p, PIDS_DEAD), profiled, pids_bpf_entries(p),
 	    (unsigned long long)p->requests, (unsigned long long)p->execs,
 	    (unsigned long long)p->exits, (unsigned long long)p->swept,
 	    (unsigned long long)p->loads,
-	    (unsigned long long)procmaps_reads());
+	    (unsigned long long)procmaps_reads(),
+	    (unsigned long long)p->parents);
 	python_log_state(p->python);
 	unwind_maps_log_state(p->unwind);
 }

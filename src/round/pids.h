@@ -20,7 +20,7 @@ struct target_labels;
 
 enum pids_state {
 	PIDS_ALIVE,
-	PIDS_DEAD,		/* exited this round: still named */
+	PIDS_DEAD,		/* exited: named until the next round end */
 };
 
 /* One process the daemon knows. */
@@ -36,6 +36,15 @@ struct pids_proc {
 	uint64_t		 exe_lo, exe_hi; /* its executable's code */
 	struct target_labels	*labels;	/* of its target */
 	int			 labels_pending; /* looked up when sampled */
+	pid_t			 ppid;		/* its parent; 0: unknown */
+	int			 forget;	/* gone: at the next round end */
+	uint64_t		 lifetime;	/* ns, once it exited; 0 */
+	/*
+	 * The labels its samples go under (its own, its parent's or
+	 * unknown_service's): set by pids_get(), good until the next
+	 * call into pids.
+	 */
+	const struct target_labels *service;
 	struct resolve_proc	*rp;
 	struct python_proc	*py;		/* type PYTHON: src/python.c */
 	int			 py_pending;	/* libpython not mapped yet */
@@ -58,6 +67,7 @@ void		 pids_configure(struct pids *, const struct config *);
 void		 pids_event(struct pids *, const struct profile_event *);
 /* The process of a sample: known, or looked up now. */
 struct pids_proc *pids_get(struct pids *, pid_t);
+void		 pids_counts_drained(struct pids *);
 void		 pids_round_end(struct pids *);
 void		 pids_log_state(struct pids *);
 size_t		 pids_count(struct pids *, enum pids_state);

@@ -18,6 +18,7 @@ struct procmaps;
 struct python;
 struct resolve;
 struct session;
+struct target_labels;
 
 struct pids {
 	struct session		*session;
@@ -34,11 +35,20 @@ struct pids {
 	uint64_t		 requests, execs, exits, swept;
 	uint64_t		 loads;		/* first maps reads */
 	struct unwind_maps	*unwind;	/* src/unwind_maps.c */
+	struct target_labels	*unknown;	/* unknown_service's */
+	uint64_t		 parents;	/* parents looked up */
+	int			 drained;	/* this round's counts are */
 };
+
+/* pids.c */
+struct pids_proc *pids_find(struct pids *, pid_t);
+struct pids_proc *pids_new(struct pids *, pid_t);
+void	pids_evaluate(struct pids *, struct pids_proc *, const char *);
 
 /* pids_target.c */
 void	pids_target(struct pids *, struct pids_proc *);
 void	pids_target_labels(struct pids *, struct pids_proc *);
+const struct target_labels *pids_service(struct pids *, struct pids_proc *);
 
 /* pids_load.c */
 void	pids_load(struct pids *, struct pids_proc *, int, uint64_t);

@@ -3,6 +3,15 @@
  * profiled at all (src/target.c matches).  Without targets_only an
  * exec leaves this for later: every process is profiled, and what its
  * target is only matters once it has samples.
+ *
+ * And which service its samples go to (pids_service): its own labels,
+ * unless nothing names it but its comm (no target, no unit, no
+ * container) and it is a short command -- it exited less than
+ * [targets] short_lived_ms after its fork -- or its comm could not be
+ * read: then its parent's service, up the parents the daemon knows of,
+ * else [targets] unknown_service.  A shell's rm, a cron job's curl and
+ * a build's cc1 go to the shell's, cron's or make's service instead of
+ * making a service each; a program that runs for longer keeps its name.
  */
 #include <sys/types.h>
 
@@ -14,11 +23,13 @@
 
 #include "bpf/profile.h"
 #include "proc/cgroup.h"
+#include "proc/proc.h"
 #include "config.h"
 #include "proc/container.h"
 #include "pids.h"
 #include "pids_int.h"
 #include "proc/target.h"
+#include "util/log.h"
 
 /*
  * Which target takes the process, with what labels; not profiled when
@@ -71,4 +82,59 @@ pids_target_labels(struct pids *p, struct pids_proc *proc)
 	pids_target(p, proc);
 	if (proc->type != PROFILE_PID_NONE)
 		proc->type = type;
+}
+
+/* Parents followed up from a process, at most: a chain of shells. */
+#define PIDS_PARENT_DEPTH	16
+
+/* Did it exit sooner than short_lived_ms after its fork? */
+static int
+pids_is_short(const struct pids *p, const struct pids_proc *proc)
+{
+	return p->conf->short_lived_ms > 0 && proc->state == PIDS_DEAD &&
+	    proc->lifetime > 0 &&
+	    proc->lifetime < (uint64_t)p->conf->short_lived_ms * 1000000;
+}
+
+/*
+ * Its parent as the daemon knows it: in the table (every exec since the
+ * daemon started is), else looked at now if it still runs.  NULL when
+ * it is not known and gone.
+ */
+static struct pids_proc *
+pids_parent(struct pids *p, const struct pids_proc *proc)
+{
+	struct pids_proc	*up;
+
+	if (proc->ppid <= 0 || proc->ppid == proc->pid)
+		return NULL;
+	if ((up = pids_find(p, proc->ppid)) != NULL)
+		return up;
+	if (!proc_exists(proc->ppid))
+		return NULL;
+	up = pids_new(p, proc->ppid);
+	pids_evaluate(p, up, NULL);
+	p->parents++;
+	log_debug("pid %d (%s): parent %d (%s) looked at", (int)proc->pid,
+	    proc->comm, (int)up->pid, up->comm);
+	return up;
+}
+
+const struct target_labels *
+pids_service(struct pids *p, struct pids_proc *proc)
+{
+	int	 depth;
+
+	for (depth = 0; depth < PIDS_PARENT_DEPTH; depth++) {
+		pids_target_labels(p, proc);
+		if (proc->labels == NULL)
+			break;
+		if (proc->labels->source == TARGET_SOURCE_NAMED ||
+		    (proc->labels->source == TARGET_SOURCE_COMM &&
+		    !pids_is_short(p, proc)))
+			return proc->labels;
+		if ((proc = pids_parent(p, proc)) == NULL)
+			break;
+	}
+	return p->unknown;
 }

@@ -7,6 +7,12 @@
  * "[unknown]", "module+0xoff" or "0xaddr".  Counters only grow, as
  * Prometheus counters must.  Services and modules are bounded: past the
  * bounds, frames are counted under service "_other" / module "_other".
+ *
+ * A service without frames for [metrics] service_ttl seconds is dropped
+ * with its series (symstats_expire, at the end of each round): services
+ * come and go, and a page that keeps every one it ever saw grows for as
+ * long as the daemon runs.  One that comes back starts from zero, which
+ * Prometheus takes as a counter reset.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -27,6 +33,8 @@ struct symstats_module {
 struct symstats_service {
 	char			 name[SYMSTATS_NAME_MAX];
 	uint64_t		 known, unknown;
+	int			 touched;	/* frames since the last expire */
+	int64_t			 last;		/* the expire that saw them */
 	struct symstats_module	 modules[SYMSTATS_MODULES];
 	size_t			 nmodules;
 };
@@ -63,13 +71,52 @@ symstats_service(struct symstats *s, const char *name)
 	if (strlen(name) >= SYMSTATS_NAME_MAX)
 		name = "_other";
 	for (i = 0; i < s->n; i++) {
-		if (strcmp(s->v[i].name, name) == 0)
+		if (strcmp(s->v[i].name, name) == 0) {
+			s->v[i].touched = 1;
 			return &s->v[i];
+		}
 	}
 	if (s->n >= SYMSTATS_SERVICES - 1 && strcmp(name, "_other") != 0)
 		return symstats_service(s, "_other");
+	memset(&s->v[s->n], 0, sizeof(s->v[s->n]));
 	snprintf(s->v[s->n].name, sizeof(s->v[s->n].name), "%s", name);
+	s->v[s->n].touched = 1;
 	return &s->v[s->n++];
+}
+
+/*
+ * The end of a round, at now (seconds, any steady clock): services with
+ * frames since the last call are seen now; those not seen for ttl
+ * seconds or more go (0: none ever goes).  The others keep their order.
+ * The number dropped.
+ */
+size_t
+symstats_expire(struct symstats *s, int64_t now, int64_t ttl)
+{
+	struct symstats_service	*sv;
+	size_t			 i, j, dropped = 0;
+
+	for (i = 0, j = 0; i < s->n; i++) {
+		sv = &s->v[i];
+		if (sv->touched) {
+			sv->touched = 0;
+			sv->last = now;
+		} else if (ttl > 0 && now - sv->last >= ttl) {
+			dropped++;
+			continue;
+		}
+		if (j != i)
+			s->v[j] = *sv;
+		j++;
+	}
+	s->n = j;
+	return dropped;
+}
+
+size_t
+symstats_count(const struct symstats *s)
+{
+	return s->n;
 }
 
 static void

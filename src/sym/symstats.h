@@ -16,6 +16,13 @@ void		 symstats_frame(struct symstats *, const char *,
 void		 symstats_known(struct symstats *, const char *, uint64_t);
 /* Would symstats_frame() count this name as unknown? */
 int		 symstats_is_unknown(const char *);
+/*
+ * A round's end at now (seconds): drop the services without frames for
+ * ttl seconds (0: never); how many went.
+ */
+size_t		 symstats_expire(struct symstats *, int64_t, int64_t);
+/* Services counted now. */
+size_t		 symstats_count(const struct symstats *);
 /* Prometheus families: frames by result, unknown frames by module. */
 void		 symstats_prom(const struct symstats *, FILE *);
 

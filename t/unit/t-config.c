@@ -433,13 +433,18 @@ test_tables(void)
 	}
 	ok(runs, "tables: each section's keys in one run");
 	is_int(dups, 0, "tables: no key twice");
-	is_int(checks, 4, "tables: four keys checked by their subsystems");
+	is_int(checks, 5, "tables: five keys checked by their subsystems");
 	k = config_key_find("symbols", "debug_dirs");
 	ok(k != NULL && k->check != NULL && k->check("/a:/b") == NULL &&
 	    k->check("rel") != NULL, "tables: debug_dirs checked by debuginfo");
 	k = config_key_find("metrics", "listen");
 	ok(k != NULL && k->check != NULL && k->check("bogus") != NULL,
 	    "tables: metrics listen checked by metrics");
+	k = config_key_find("targets", "unknown_service");
+	ok(k != NULL && k->check != NULL && k->check("other") == NULL &&
+	    k->check("") != NULL && k->check("a/b") != NULL &&
+	    k->check("..") != NULL,
+	    "tables: unknown_service checked by target");
 }
 
 int

@@ -69,5 +69,32 @@ main(void)
 	ok(strstr(out, "ebpfspy_service_unknown_frames_total{service_name=\"web\","
 	    "module=\"_other\"}") != NULL, "modules over the bound: _other");
 	symstats_free(s);
+
+	/* Expiry: a service without frames for ttl seconds goes. */
+	s = symstats_create();
+	symstats_frame(s, "web", "main");
+	symstats_frame(s, "rm", "main");
+	is_int(symstats_expire(s, 100, 600), 0, "expire: both seen now");
+	symstats_frame(s, "web", "main");
+	is_int(symstats_expire(s, 400, 600), 0, "expire: rm idle 300 s stays");
+	symstats_frame(s, "web", "main");
+	is_int(symstats_expire(s, 699, 600), 0, "expire: 599 s is not 600");
+	symstats_frame(s, "web", "main");
+	is_int(symstats_expire(s, 700, 600), 1, "expire: 600 s without frames");
+	is_int(symstats_count(s), 1, "one service left");
+	out = prom(s);
+	ok(strstr(out, "service_name=\"rm\"") == NULL, "its series are gone");
+	ok(strstr(out, "{service_name=\"web\",result=\"known\"} 4\n") !=
+	    NULL, "the other keeps its count");
+	symstats_frame(s, "rm", "[unknown]");
+	out = prom(s);
+	ok(strstr(out, "{service_name=\"rm\",result=\"known\"} 0\n") !=
+	    NULL && strstr(out, "{service_name=\"rm\",result=\"unknown\"} "
+	    "1\n") != NULL, "back: from zero, modules too");
+	ok(strstr(out, "{service_name=\"rm\",module=\"[unknown]\"} 1\n") !=
+	    NULL, "its module counted anew");
+	is_int(symstats_expire(s, 5000, 0), 0, "ttl 0: nothing ever goes");
+	is_int(symstats_expire(s, 9000, 0), 0, "ttl 0: not even later");
+	symstats_free(s);
 	return done_testing();
 }

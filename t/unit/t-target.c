@@ -117,6 +117,45 @@ main(void)
 	    "default target: the container");
 	is_str(service_of(conf, 7, "myprog", "/bin/myprog", "0::/\n"),
 	    "myprog", "default target: the comm");
+	is_str(service_of(conf, 28916, "[28916]", NULL, "0::/\n"),
+	    "unknown", "a comm not read is no name: unknown_service");
+	is_str(service_of(conf, 28916, "", NULL, "0::/\n"), "unknown",
+	    "nor is an empty comm");
+	is_str(service_of(conf, 7, "[x]", NULL, "0::/\n"), "[x]",
+	    "a comm in brackets that is no pid is a name");
+	free(conf->unknown_service);
+	conf->unknown_service = strdup("other");
+	is_str(service_of(conf, 28916, "[28916]", NULL, "0::/\n"), "other",
+	    "[targets] unknown_service names it");
+	l = target_labels_unknown(conf);
+	is_str(l->key, "service_name=other\n", "the unknown labels");
+	ok(l->source == TARGET_SOURCE_NONE, "say they name nothing");
+	target_labels_free(l);
+
+	/* Where the name came from: pids_target.c goes to the parent. */
+	memset(&f, 0, sizeof(f));
+	f.pid = 7;
+	f.comm = "rm";
+	cgroup_parse("0::/\n", 4, &cg);
+	f.cg = &cg;
+	l = target_labels(conf, &f);
+	ok(l->source == TARGET_SOURCE_COMM, "named by its comm: source comm");
+	target_labels_free(l);
+	f.comm = "[7]";
+	l = target_labels(conf, &f);
+	ok(l->source == TARGET_SOURCE_NONE, "not named: source none");
+	target_labels_free(l);
+	text = "0::/system.slice/cron.service\n";
+	cgroup_parse(text, strlen(text), &cg);
+	f.comm = "rm";
+	l = target_labels(conf, &f);
+	ok(l->source == TARGET_SOURCE_NAMED, "named by its unit");
+	target_labels_free(l);
+	f.comm = "nginx";
+	f.exe = "/usr/sbin/nginx";
+	l = target_labels(conf, &f);
+	ok(l->source == TARGET_SOURCE_NAMED, "named by a target");
+	target_labels_free(l);
 
 	/* Labels of a match. */
 	text = "0::/kubepods.slice/kubepods-burstable.slice/"
