@@ -101,6 +101,8 @@ fuzz_setup(void)
 	fuzz_set(&fuzz_conf->pyroscope_spool_dir, fuzz_spool);
 	fuzz_conf->pyroscope_timeout = 5;
 	fuzz_conf->pyroscope_flush_timeout = 5;
+	/* The profile's time is fixed, long past: not to be expired. */
+	fuzz_conf->pyroscope_max_age = 0;
 }
 
 static struct profile *
