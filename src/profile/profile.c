@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frametab.h"
 #include "util/hash.h"
 #include "util/intern.h"
 #include "util/log.h"
@@ -61,6 +62,10 @@ struct profile {
 	const struct intern	*xsrc;
 	uint32_t		*xlate;
 	size_t			 xlatecap;
+	/* Its frames' pprof details, and their mappings: ours + 1. */
+	struct frametab		*frames_info;
+	uint32_t		*xmap;
+	size_t			 xmapcap;
 
 	struct profile_label	*labels;
 	size_t			 nlabels;
@@ -84,6 +89,7 @@ profile_create(enum profile_type type, uint64_t period_ns, int64_t time_ns,
 	p->duration_ns = duration_ns;
 
 	p->strs = intern_create();
+	p->frames_info = frametab_create();
 	p->stacktabsz = PROFILE_TAB_MIN;
 	p->stacktab = xcalloc(p->stacktabsz, sizeof(*p->stacktab));
 
@@ -105,6 +111,8 @@ profile_free(struct profile *p)
 	free(p->frames);
 	free(p->scratch);
 	free(p->xlate);
+	free(p->xmap);
+	frametab_free(p->frames_info);
 	for (i = 0; i < p->nlabels; i++) {
 		free(p->labels[i].name);
 		free(p->labels[i].value);
@@ -229,19 +237,91 @@ profile_add_labels(struct profile *p, const char *const *frames, size_t n,
 	profile_add_scratch(p, n, nl, value);
 }
 
+/* Our id of a name of another table (names), interned if new. */
+static uint32_t
+profile_xlate(struct profile *p, const struct intern *names, uint32_t id)
+{
+	const char	*name;
+	size_t		 cap;
+
+	if (id >= p->xlatecap) {
+		for (cap = p->xlatecap ? p->xlatecap : 1024; cap <= id;
+		    cap *= 2)
+			;
+		p->xlate = xreallocarray(p->xlate, cap, sizeof(*p->xlate));
+		memset(p->xlate + p->xlatecap, 0,
+		    (cap - p->xlatecap) * sizeof(*p->xlate));
+		p->xlatecap = cap;
+	}
+	if (p->xlate[id] == 0) {
+		name = intern_name(names, id);
+		p->xlate[id] = intern_add(p->strs, name != NULL ? name : "") +
+		    1;
+	}
+	return p->xlate[id] - 1;
+}
+
+/* Our number of mapping m of frametab ft, 0 for none. */
+static uint32_t
+profile_xlate_map(struct profile *p, const struct intern *names,
+    const struct frametab *ft, uint32_t m)
+{
+	const struct frametab_map	*sm;
+	struct frametab_map		 om;
+	size_t				 cap;
+
+	if ((sm = frametab_map(ft, m)) == NULL)
+		return 0;
+	if (m >= p->xmapcap) {
+		for (cap = p->xmapcap ? p->xmapcap : 64; cap <= m; cap *= 2)
+			;
+		p->xmap = xreallocarray(p->xmap, cap, sizeof(*p->xmap));
+		memset(p->xmap + p->xmapcap, 0,
+		    (cap - p->xmapcap) * sizeof(*p->xmap));
+		p->xmapcap = cap;
+	}
+	if (p->xmap[m] == 0) {
+		om = *sm;
+		om.file = profile_xlate(p, names, sm->file);
+		om.build_id = sm->build_id != 0 ? profile_xlate(p, names,
+		    sm->build_id) : 0;
+		p->xmap[m] = frametab_map_add(p->frames_info, &om);
+	}
+	return p->xmap[m];
+}
+
+/* Name id (of names) came in: its frame, if ft knows one, is ours too. */
+static void
+profile_xlate_frame(struct profile *p, const struct intern *names,
+    const struct frametab *ft, uint32_t id, uint32_t ours)
+{
+	const struct frametab_frame	*sf;
+	struct frametab_frame		 of;
+
+	if (ft == NULL || (sf = frametab_get(ft, id)) == NULL)
+		return;
+	of = *sf;
+	of.func = sf->func != 0 ? profile_xlate(p, names, sf->func) : 0;
+	of.system = sf->system != 0 ? profile_xlate(p, names, sf->system) :
+	    0;
+	of.file = sf->file != 0 ? profile_xlate(p, names, sf->file) : 0;
+	of.map = profile_xlate_map(p, names, ft, sf->map);
+	frametab_set(p->frames_info, ours, &of);
+}
+
 /*
  * profile_add_labels() with the frames as ids of names interned in
  * names (the stacks' names kept across rounds): each name is looked up
- * in our table once per profile, then translated by an array.  An id
+ * in our table once per profile, then translated by an array; so are
+ * its pprof details in ft (NULL: none), kept by the same ids.  An id
  * names does not know is the empty name.
  */
 void
 profile_add_ids(struct profile *p, const struct intern *names,
-    const uint32_t *ids, size_t n, uint64_t value, const char *const *labels,
-    size_t nl)
+    const struct frametab *ft, const uint32_t *ids, size_t n, uint64_t value,
+    const char *const *labels, size_t nl)
 {
-	const char	*name;
-	size_t		 i, all = n + 2 * nl, cap;
+	size_t		 i, all = n + 2 * nl;
 	uint32_t	 id;
 
 	if (n == 0)
@@ -251,26 +331,18 @@ profile_add_ids(struct profile *p, const struct intern *names,
 		/* Another table's ids: start again. */
 		if (p->xlate != NULL)
 			memset(p->xlate, 0, p->xlatecap * sizeof(*p->xlate));
+		if (p->xmap != NULL)
+			memset(p->xmap, 0, p->xmapcap * sizeof(*p->xmap));
 		p->xsrc = names;
 	}
 	for (i = 0; i < n; i++) {
 		id = ids[i];
-		if (id >= p->xlatecap) {
-			for (cap = p->xlatecap ? p->xlatecap : 1024;
-			    cap <= id; cap *= 2)
-				;
-			p->xlate = xreallocarray(p->xlate, cap,
-			    sizeof(*p->xlate));
-			memset(p->xlate + p->xlatecap, 0,
-			    (cap - p->xlatecap) * sizeof(*p->xlate));
-			p->xlatecap = cap;
+		if (id < p->xlatecap && p->xlate[id] != 0) {
+			p->scratch[i] = p->xlate[id] - 1;
+			continue;
 		}
-		if (p->xlate[id] == 0) {
-			name = intern_name(names, id);
-			p->xlate[id] = intern_add(p->strs, name != NULL ?
-			    name : "") + 1;
-		}
-		p->scratch[i] = p->xlate[id] - 1;
+		p->scratch[i] = profile_xlate(p, names, id);
+		profile_xlate_frame(p, names, ft, id, p->scratch[i]);
 	}
 	for (i = 0; i < 2 * nl; i++)
 		p->scratch[n + i] = intern_add(p->strs, labels[i] != NULL ?
@@ -349,6 +421,7 @@ profile_bytes(const struct profile *p)
 	    p->framecap * sizeof(*p->frames) +
 	    p->scratchcap * sizeof(*p->scratch) +
 	    p->xlatecap * sizeof(*p->xlate) +
+	    p->xmapcap * sizeof(*p->xmap) + frametab_bytes(p->frames_info) +
 	    p->nlabels * sizeof(*p->labels);
 	for (i = 0; i < p->nlabels; i++)
 		n += strlen(p->labels[i].name) + strlen(p->labels[i].value) + 2;
@@ -480,6 +553,20 @@ profile_label_set(struct profile *p, const char *name, const char *value)
 	p->labels[p->nlabels].name = xstrdup(name);
 	p->labels[p->nlabels].value = xstrdup(value);
 	p->nlabels++;
+}
+
+/* The pprof details of its frames, by string id. */
+const struct frametab *
+profile_frames(const struct profile *p)
+{
+	return p->frames_info;
+}
+
+/* The same, to give names their details: for tests. */
+struct frametab *
+profile_frames_edit(struct profile *p)
+{
+	return p->frames_info;
 }
 
 const char *

@@ -19,6 +19,7 @@
 #include "collect_frame.h"
 #include "collect_stack.h"
 #include "pids.h"
+#include "profile/frametab.h"
 #include "python/python.h"
 #include "sym/resolve.h"
 #include "session/session.h"
@@ -110,10 +111,28 @@ collect_stack_add(struct collect_stack *cs, const char *name)
 	cs->ids[cs->n++] = stacknames_intern(cs->names, name);
 }
 
+/* A Python frame: its name, and its function, file and line for pprof. */
 static void
-collect_stack_add_cb(const char *name, void *arg)
+collect_stack_add_cb(const char *name, const struct python_where *w,
+    void *arg)
 {
-	collect_stack_add(arg, name);
+	struct collect_stack	*cs = arg;
+	struct frametab		*ft;
+	struct frametab_frame	 f;
+	uint32_t		 id;
+
+	if (cs->n >= COLLECT_STACK_MAX)
+		return;
+	id = cs->ids[cs->n++] = stacknames_intern(cs->names, name);
+	ft = stacknames_frames(cs->names);
+	if (w == NULL || frametab_get(ft, id) != NULL)
+		return;
+	memset(&f, 0, sizeof(f));
+	f.func = stacknames_intern(cs->names, w->func);
+	if (w->file != NULL && *w->file != '\0')
+		f.file = stacknames_intern(cs->names, w->file);
+	f.line = w->line;
+	frametab_set(ft, id, &f);
 }
 
 /*

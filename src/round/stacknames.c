@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/frametab.h"
 #include "util/intern.h"
 #include "util/log.h"
 #include "stacknames.h"
@@ -44,6 +45,7 @@ struct stacknames {
 	uint64_t		 round;
 
 	struct intern		*names;
+	struct frametab		*frames_info;	/* pprof details, by name */
 
 	struct stacknames_tab	 stacks;	/* by (gen, stack id) */
 	uint8_t			*seen;		/* round put, low bits */
@@ -60,6 +62,7 @@ stacknames_create(unsigned int rounds, size_t max)
 	sn = xcalloc(1, sizeof(*sn));
 	stacknames_configure(sn, rounds, max);
 	sn->names = intern_create();
+	sn->frames_info = frametab_create();
 	stacknames_tab_init(&sn->stacks);
 	stacknames_tab_init(&sn->frames);
 	sn->seen = xcalloc(1U << STACKNAMES_SEEN_SHIFT, sizeof(*sn->seen));
@@ -82,6 +85,7 @@ stacknames_free(struct stacknames *sn)
 	stacknames_tab_free(&sn->stacks);
 	stacknames_tab_free(&sn->frames);
 	intern_free(sn->names);
+	frametab_free(sn->frames_info);
 	free(sn->seen);
 	free(sn);
 }
@@ -105,6 +109,13 @@ const struct intern *
 stacknames_names(const struct stacknames *sn)
 {
 	return sn->names;
+}
+
+/* The names' pprof details, by the same ids. */
+struct frametab *
+stacknames_frames(const struct stacknames *sn)
+{
+	return sn->frames_info;
 }
 
 const uint32_t *
@@ -181,6 +192,7 @@ stacknames_clear(struct stacknames *sn)
 	stacknames_tab_clear(&sn->stacks);
 	stacknames_tab_clear(&sn->frames);
 	intern_clear(sn->names);
+	frametab_clear(sn->frames_info);
 	sn->cleared++;
 }
 
@@ -208,6 +220,7 @@ stacknames_stats(const struct stacknames *sn, struct stacknames_stats *st)
 	st->names = intern_count(sn->names);
 	st->bytes = stacknames_tab_bytes(&sn->stacks) +
 	    stacknames_tab_bytes(&sn->frames) + intern_bytes(sn->names) +
+	    frametab_bytes(sn->frames_info) +
 	    (1U << STACKNAMES_SEEN_SHIFT) * sizeof(*sn->seen);
 	st->hits = sn->stacks.hits;
 	st->misses = sn->stacks.misses;

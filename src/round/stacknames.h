@@ -14,6 +14,7 @@
  * generation and its address.
  */
 
+struct frametab;
 struct intern;
 struct stacknames;
 
@@ -37,6 +38,8 @@ uint32_t	 stacknames_intern(struct stacknames *, const char *);
 const char	*stacknames_name(const struct stacknames *, uint32_t);
 /* The names as an intern table: ids are the same. */
 const struct intern *stacknames_names(const struct stacknames *);
+/* What pprof says of the names that are frames (frametab.h). */
+struct frametab	*stacknames_frames(const struct stacknames *);
 
 /*
  * The names of stack id under generation gen: *n ids, outermost first;

@@ -1,0 +1,56 @@
+#ifndef EBPFSPY_FRAMETAB_H
+#define EBPFSPY_FRAMETAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * What pprof says of a frame besides the name the folded files and
+ * flame graphs show: its function (name, name as the file spells it,
+ * source file), its line, its address and the file mapped there.  Kept
+ * by the id of the frame's name in a table of names (a stacknames', a
+ * profile's); its strings are ids in that same table.  The first
+ * details given for a name stay: a name is one pprof Location.
+ */
+
+/* What a mapping's frames were given (Mapping.has_*). */
+#define FRAMETAB_MAP_FUNCTIONS	0x01	/* names from its symbols */
+#define FRAMETAB_MAP_FILENAMES	0x02	/* source files */
+#define FRAMETAB_MAP_LINES	0x04	/* line numbers */
+
+struct frametab_map {
+	uint64_t	 start;		/* in the file's terms, as addresses */
+	uint64_t	 limit;
+	uint64_t	 offset;	/* in the file */
+	uint32_t	 file;		/* name id of its path */
+	uint32_t	 build_id;	/* name id of the hex, 0: none */
+	uint32_t	 flags;		/* FRAMETAB_MAP_ */
+};
+
+struct frametab_frame {
+	uint32_t	 func;		/* name id of Function.name, 0: the frame's */
+	uint32_t	 system;	/* of Function.system_name, 0: as func */
+	uint32_t	 file;		/* of the source file, 0: none */
+	uint32_t	 map;		/* frametab_map_add()'s, 0: none */
+	int64_t		 line;		/* 0: none */
+	uint64_t	 addr;		/* in the file's terms, 0: none */
+};
+
+struct frametab;
+
+struct frametab	*frametab_create(void);
+void		 frametab_free(struct frametab *);
+void		 frametab_clear(struct frametab *);
+/* Give name id its details, unless it has some: 1 if given. */
+int		 frametab_set(struct frametab *, uint32_t,
+		    const struct frametab_frame *);
+/* The details of a name id, or NULL. */
+const struct frametab_frame *frametab_get(const struct frametab *, uint32_t);
+/* A mapping's number (1..), the same for the same file and offset. */
+uint32_t	 frametab_map_add(struct frametab *,
+		    const struct frametab_map *);
+const struct frametab_map *frametab_map(const struct frametab *, uint32_t);
+size_t		 frametab_nmaps(const struct frametab *);
+size_t		 frametab_bytes(const struct frametab *);
+
+#endif
