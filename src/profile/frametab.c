@@ -1,23 +1,28 @@
 /*
- * The pprof details of names: an array indexed by name id (names are
- * dense small ids), and the mappings, few, in a list searched from its
- * end (a process's frames come in runs of one file).  A mapping's
- * flags are the union of what its frames were given.
+ * Locations and their mappings, for pprof.  Locations are an array
+ * indexed by id, found by their key (name, mapping, source file) in an
+ * open-addressing table at most half full; mappings, few, are a list
+ * searched from its end (a process's frames come in runs of one file).
+ * A mapping's flags are the union of what its frames were given.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frametab.h"
+#include "util/hash.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
+#define FRAMETAB_TAB_MIN	1024
 /* Past this many mappings, frames get none (their names stay). */
 #define FRAMETAB_MAPS_MAX	65536
 
 struct frametab {
-	struct frametab_frame	*v;		/* by name id */
-	uint8_t			*set;
-	size_t			 cap;
+	struct frametab_loc	*locs;
+	size_t			 nlocs, loccap;
+	uint32_t		*tab;		/* location id + 1, 0: empty */
+	size_t			 tabsz;		/* a power of two */
 	struct frametab_map	*maps;
 	size_t			 nmaps, mapcap;
 };
@@ -25,7 +30,12 @@ struct frametab {
 struct frametab *
 frametab_create(void)
 {
-	return xcalloc(1, sizeof(struct frametab));
+	struct frametab	*t;
+
+	t = xcalloc(1, sizeof(*t));
+	t->tabsz = FRAMETAB_TAB_MIN;
+	t->tab = xcalloc(t->tabsz, sizeof(*t->tab));
+	return t;
 }
 
 void
@@ -33,8 +43,8 @@ frametab_free(struct frametab *t)
 {
 	if (t == NULL)
 		return;
-	free(t->v);
-	free(t->set);
+	free(t->locs);
+	free(t->tab);
 	free(t->maps);
 	free(t);
 }
@@ -42,37 +52,78 @@ frametab_free(struct frametab *t)
 void
 frametab_clear(struct frametab *t)
 {
-	if (t->set != NULL)
-		memset(t->set, 0, t->cap);
+	memset(t->tab, 0, t->tabsz * sizeof(*t->tab));
+	t->nlocs = 0;
 	t->nmaps = 0;
 }
 
-int
-frametab_set(struct frametab *t, uint32_t id, const struct frametab_frame *f)
+static uint64_t
+frametab_hash(uint32_t name, uint32_t map, uint32_t file)
 {
-	size_t	 cap;
-
-	if (id >= t->cap) {
-		for (cap = t->cap ? t->cap : 1024; cap <= id; cap *= 2)
-			;
-		t->v = xreallocarray(t->v, cap, sizeof(*t->v));
-		t->set = xreallocarray(t->set, cap, 1);
-		memset(t->set + t->cap, 0, cap - t->cap);
-		t->cap = cap;
-	}
-	if (t->set[id])
-		return 0;
-	t->v[id] = *f;
-	t->set[id] = 1;
-	return 1;
+	return hash_pair(hash_pair(name, map), file);
 }
 
-const struct frametab_frame *
-frametab_get(const struct frametab *t, uint32_t id)
+static void
+frametab_grow(struct frametab *t)
 {
-	if (id >= t->cap || !t->set[id])
-		return NULL;
-	return &t->v[id];
+	const struct frametab_loc	*l;
+	size_t				 i, j, mask;
+
+	free(t->tab);
+	t->tabsz *= 2;
+	t->tab = xcalloc(t->tabsz, sizeof(*t->tab));
+	mask = t->tabsz - 1;
+	for (i = 0; i < t->nlocs; i++) {
+		l = &t->locs[i];
+		for (j = frametab_hash(l->name, l->f.map, l->f.file) & mask;
+		    t->tab[j] != 0; j = (j + 1) & mask)
+			;
+		t->tab[j] = i + 1;
+	}
+}
+
+uint32_t
+frametab_loc_add(struct frametab *t, uint32_t name,
+    const struct frametab_frame *f)
+{
+	static const struct frametab_frame	 none;
+	struct frametab_loc			*l;
+	size_t					 j, mask = t->tabsz - 1;
+
+	if (f == NULL)
+		f = &none;
+	for (j = frametab_hash(name, f->map, f->file) & mask; t->tab[j] != 0;
+	    j = (j + 1) & mask) {
+		l = &t->locs[t->tab[j] - 1];
+		if (l->name == name && l->f.map == f->map &&
+		    l->f.file == f->file)
+			return t->tab[j] - 1;
+	}
+	if (t->nlocs >= UINT32_MAX - 1)
+		fatalx("frametab: too many locations");
+	if (t->nlocs == t->loccap) {
+		t->loccap = t->loccap ? t->loccap * 2 : 256;
+		t->locs = xreallocarray(t->locs, t->loccap, sizeof(*t->locs));
+	}
+	l = &t->locs[t->nlocs];
+	l->name = name;
+	l->f = *f;
+	t->tab[j] = ++t->nlocs;
+	if (t->nlocs * 2 > t->tabsz)
+		frametab_grow(t);
+	return t->nlocs - 1;
+}
+
+const struct frametab_loc *
+frametab_loc(const struct frametab *t, uint32_t id)
+{
+	return id < t->nlocs ? &t->locs[id] : NULL;
+}
+
+size_t
+frametab_nlocs(const struct frametab *t)
+{
+	return t->nlocs;
 }
 
 uint32_t
@@ -116,6 +167,6 @@ frametab_nmaps(const struct frametab *t)
 size_t
 frametab_bytes(const struct frametab *t)
 {
-	return sizeof(*t) + t->cap * (sizeof(*t->v) + 1) +
-	    t->mapcap * sizeof(*t->maps);
+	return sizeof(*t) + t->loccap * sizeof(*t->locs) +
+	    t->tabsz * sizeof(*t->tab) + t->mapcap * sizeof(*t->maps);
 }

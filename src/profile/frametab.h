@@ -5,12 +5,14 @@
 #include <stdint.h>
 
 /*
- * What pprof says of a frame besides the name the folded files and
- * flame graphs show: its function (name, name as the file spells it,
- * source file), its line, its address and the file mapped there.  Kept
- * by the id of the frame's name in a table of names (a stacknames', a
- * profile's); its strings are ids in that same table.  The first
- * details given for a name stay: a name is one pprof Location.
+ * Locations: a frame's name as folded files and flame graphs show it,
+ * with what pprof says of it besides: its function (name, name as the
+ * file spells it, source file), its line, its address and the file
+ * mapped there.  A location is a small dense id, the same for the same
+ * name in the same mapping and source file (the first details given
+ * stay: one address stands for all of a function's in a file).  Names
+ * and strings are ids of a table of names kept beside (a stacknames'
+ * or a profile's).
  */
 
 /* What a mapping's frames were given (Mapping.has_*). */
@@ -36,16 +38,22 @@ struct frametab_frame {
 	uint64_t	 addr;		/* in the file's terms, 0: none */
 };
 
+struct frametab_loc {
+	uint32_t		 name;
+	struct frametab_frame	 f;
+};
+
 struct frametab;
 
 struct frametab	*frametab_create(void);
 void		 frametab_free(struct frametab *);
 void		 frametab_clear(struct frametab *);
-/* Give name id its details, unless it has some: 1 if given. */
-int		 frametab_set(struct frametab *, uint32_t,
+/* The location of a name with these details (NULL: none). */
+uint32_t	 frametab_loc_add(struct frametab *, uint32_t,
 		    const struct frametab_frame *);
-/* The details of a name id, or NULL. */
-const struct frametab_frame *frametab_get(const struct frametab *, uint32_t);
+/* A location, NULL for an id not given out. */
+const struct frametab_loc *frametab_loc(const struct frametab *, uint32_t);
+size_t		 frametab_nlocs(const struct frametab *);
 /* A mapping's number (1..), the same for the same file and offset. */
 uint32_t	 frametab_map_add(struct frametab *,
 		    const struct frametab_map *);

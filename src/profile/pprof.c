@@ -249,7 +249,7 @@ pprof_functions(struct pprof_enc *e)
 		if (e->fid[i] == 0)
 			continue;
 		k = e->fid[i] - 1;
-		fr = frametab_get(ft, i);
+		fr = profile_frame(e->p, i);
 		name = fr != NULL && fr->func != 0 ? fr->func : i;
 		sys = fr != NULL && fr->system != 0 ? fr->system : name;
 		file = fr != NULL ? fr->file : 0;

@@ -62,9 +62,14 @@ struct profile {
 	const struct intern	*xsrc;
 	uint32_t		*xlate;
 	size_t			 xlatecap;
-	/* Its frames' pprof details, and their mappings: ours + 1. */
+	/* ...a location id of theirs -> our name id + 1, 0 unknown. */
+	uint32_t		*xloc;
+	size_t			 xloccap;
+	/* Its frames' pprof details: our name id -> location + 1. */
 	struct frametab		*frames_info;
-	uint32_t		*xmap;
+	uint32_t		*locof;
+	size_t			 locofcap;
+	uint32_t		*xmap;		/* their mapping -> ours */
 	size_t			 xmapcap;
 
 	struct profile_label	*labels;
@@ -112,6 +117,8 @@ profile_free(struct profile *p)
 	free(p->scratch);
 	free(p->xlate);
 	free(p->xmap);
+	free(p->xloc);
+	free(p->locof);
 	frametab_free(p->frames_info);
 	for (i = 0; i < p->nlabels; i++) {
 		free(p->labels[i].name);
@@ -290,39 +297,53 @@ profile_xlate_map(struct profile *p, const struct intern *names,
 	return p->xmap[m];
 }
 
-/* Name id (of names) came in: its frame, if ft knows one, is ours too. */
+/*
+ * Location id of ft came in as our name id ours: its details, ours
+ * too, unless that name has some (the first of a profile stay).
+ */
 static void
 profile_xlate_frame(struct profile *p, const struct intern *names,
-    const struct frametab *ft, uint32_t id, uint32_t ours)
+    const struct frametab *ft, const struct frametab_loc *sl, uint32_t ours)
 {
-	const struct frametab_frame	*sf;
-	struct frametab_frame		 of;
+	struct frametab_frame	 of;
+	size_t			 cap;
 
-	if (ft == NULL || (sf = frametab_get(ft, id)) == NULL)
+	if (ours < p->locofcap && p->locof[ours] != 0)
 		return;
-	of = *sf;
-	of.func = sf->func != 0 ? profile_xlate(p, names, sf->func) : 0;
-	of.system = sf->system != 0 ? profile_xlate(p, names, sf->system) :
-	    0;
-	of.file = sf->file != 0 ? profile_xlate(p, names, sf->file) : 0;
-	of.map = profile_xlate_map(p, names, ft, sf->map);
-	frametab_set(p->frames_info, ours, &of);
+	of = sl->f;
+	of.func = sl->f.func != 0 ? profile_xlate(p, names, sl->f.func) : 0;
+	of.system = sl->f.system != 0 ? profile_xlate(p, names,
+	    sl->f.system) : 0;
+	of.file = sl->f.file != 0 ? profile_xlate(p, names, sl->f.file) : 0;
+	of.map = profile_xlate_map(p, names, ft, sl->f.map);
+	if (ours >= p->locofcap) {
+		for (cap = p->locofcap ? p->locofcap : 1024; cap <= ours;
+		    cap *= 2)
+			;
+		p->locof = xreallocarray(p->locof, cap, sizeof(*p->locof));
+		memset(p->locof + p->locofcap, 0,
+		    (cap - p->locofcap) * sizeof(*p->locof));
+		p->locofcap = cap;
+	}
+	p->locof[ours] = frametab_loc_add(p->frames_info, ours, &of) + 1;
 }
 
 /*
  * profile_add_labels() with the frames as ids of names interned in
- * names (the stacks' names kept across rounds): each name is looked up
- * in our table once per profile, then translated by an array; so are
- * its pprof details in ft (NULL: none), kept by the same ids.  An id
- * names does not know is the empty name.
+ * names (the stacks' names kept across rounds), or, with ft, as ids of
+ * its locations, whose names are in names: each is looked up in our
+ * table once per profile, then translated by an array.  A location
+ * brings its pprof details, kept by our name id.  An id names does not
+ * know is the empty name.
  */
 void
 profile_add_ids(struct profile *p, const struct intern *names,
     const struct frametab *ft, const uint32_t *ids, size_t n, uint64_t value,
     const char *const *labels, size_t nl)
 {
-	size_t		 i, all = n + 2 * nl;
-	uint32_t	 id;
+	const struct frametab_loc	*sl;
+	size_t				 i, all = n + 2 * nl, cap;
+	uint32_t			 id;
 
 	if (n == 0)
 		return;
@@ -331,18 +352,39 @@ profile_add_ids(struct profile *p, const struct intern *names,
 		/* Another table's ids: start again. */
 		if (p->xlate != NULL)
 			memset(p->xlate, 0, p->xlatecap * sizeof(*p->xlate));
+		if (p->xloc != NULL)
+			memset(p->xloc, 0, p->xloccap * sizeof(*p->xloc));
 		if (p->xmap != NULL)
 			memset(p->xmap, 0, p->xmapcap * sizeof(*p->xmap));
 		p->xsrc = names;
 	}
 	for (i = 0; i < n; i++) {
 		id = ids[i];
-		if (id < p->xlatecap && p->xlate[id] != 0) {
-			p->scratch[i] = p->xlate[id] - 1;
+		if (ft == NULL) {
+			p->scratch[i] = profile_xlate(p, names, id);
 			continue;
 		}
-		p->scratch[i] = profile_xlate(p, names, id);
-		profile_xlate_frame(p, names, ft, id, p->scratch[i]);
+		if (id < p->xloccap && p->xloc[id] != 0) {
+			p->scratch[i] = p->xloc[id] - 1;
+			continue;
+		}
+		if ((sl = frametab_loc(ft, id)) == NULL) {
+			p->scratch[i] = 0;
+			continue;
+		}
+		p->scratch[i] = profile_xlate(p, names, sl->name);
+		profile_xlate_frame(p, names, ft, sl, p->scratch[i]);
+		if (id >= p->xloccap) {
+			for (cap = p->xloccap ? p->xloccap : 1024; cap <= id;
+			    cap *= 2)
+				;
+			p->xloc = xreallocarray(p->xloc, cap,
+			    sizeof(*p->xloc));
+			memset(p->xloc + p->xloccap, 0,
+			    (cap - p->xloccap) * sizeof(*p->xloc));
+			p->xloccap = cap;
+		}
+		p->xloc[id] = p->scratch[i] + 1;
 	}
 	for (i = 0; i < 2 * nl; i++)
 		p->scratch[n + i] = intern_add(p->strs, labels[i] != NULL ?
@@ -422,6 +464,7 @@ profile_bytes(const struct profile *p)
 	    p->scratchcap * sizeof(*p->scratch) +
 	    p->xlatecap * sizeof(*p->xlate) +
 	    p->xmapcap * sizeof(*p->xmap) + frametab_bytes(p->frames_info) +
+	    p->xloccap * sizeof(*p->xloc) + p->locofcap * sizeof(*p->locof) +
 	    p->nlabels * sizeof(*p->labels);
 	for (i = 0; i < p->nlabels; i++)
 		n += strlen(p->labels[i].name) + strlen(p->labels[i].value) + 2;
@@ -555,16 +598,21 @@ profile_label_set(struct profile *p, const char *name, const char *value)
 	p->nlabels++;
 }
 
-/* The pprof details of its frames, by string id. */
-const struct frametab *
-profile_frames(const struct profile *p)
+/* The pprof details of the frame named by string id, or NULL. */
+const struct frametab_frame *
+profile_frame(const struct profile *p, uint32_t id)
 {
-	return p->frames_info;
+	const struct frametab_loc	*l;
+
+	if (id >= p->locofcap || p->locof[id] == 0 ||
+	    (l = frametab_loc(p->frames_info, p->locof[id] - 1)) == NULL)
+		return NULL;
+	return &l->f;
 }
 
-/* The same, to give names their details: for tests. */
-struct frametab *
-profile_frames_edit(struct profile *p)
+/* Their mappings, numbered as profile_frame() gives them. */
+const struct frametab *
+profile_frames(const struct profile *p)
 {
 	return p->frames_info;
 }

@@ -64,29 +64,25 @@ collect_frame_build_id(struct stacknames *sn, const uint8_t *id, size_t len)
 }
 
 /*
- * What pprof says of names[0 .. n - 1], ids in ids, of a user frame at
- * w (or of the kernel's, w NULL, at addr): their mapping and address,
- * the symbol as the file has it.  Given once per name.
+ * The locations of names[0 .. n - 1], into ids: a user frame's at w
+ * (its mapping, its address in the file, the symbol as the file spells
+ * it), or a kernel frame's (w NULL) at addr, in the kernel's mapping.
  */
 static void
-collect_frame_info(struct stacknames *sn, const struct resolve_where *w,
-    uint64_t addr, const uint32_t *ids, size_t n, uint32_t flags)
+collect_frame_locs(struct stacknames *sn, const struct resolve_where *w,
+    uint64_t addr, const char *const *names, size_t n, uint32_t flags,
+    uint32_t *ids)
 {
-	struct frametab		*ft = stacknames_frames(sn);
 	struct frametab_frame	 f;
 	struct frametab_map	 m;
-	uint32_t		 map = 0;
 	size_t			 j;
 
-	for (j = 0; j < n; j++)
-		if (frametab_get(ft, ids[j]) == NULL)
-			break;
-	if (j == n)
-		return;
 	memset(&m, 0, sizeof(m));
+	memset(&f, 0, sizeof(f));
 	if (w == NULL) {
 		m.file = stacknames_intern(sn, "[kernel.kallsyms]");
 		m.limit = UINT64_MAX;
+		f.addr = addr;
 	} else if (w->path != NULL) {
 		m.start = w->start;
 		m.limit = w->limit;
@@ -94,21 +90,18 @@ collect_frame_info(struct stacknames *sn, const struct resolve_where *w,
 		m.file = stacknames_intern(sn, w->path);
 		m.build_id = collect_frame_build_id(sn, w->build_id,
 		    w->build_id_len);
+		f.addr = w->addr;
 	}
 	if (!(flags & COLLECT_FRAME_UNKNOWN(0)))
 		m.flags |= FRAMETAB_MAP_FUNCTIONS;
 	if (m.file != 0)
-		map = frametab_map_add(ft, &m);
-	for (j = 0; j < n; j++) {
-		memset(&f, 0, sizeof(f));
-		f.map = map;
-		f.addr = w == NULL ? addr : w->path != NULL ? w->addr : 0;
-		/* One symbol, not a chain of Go's: its own spelling. */
-		if (w != NULL && n == 1 && w->system != NULL &&
-		    !(flags & COLLECT_FRAME_UNKNOWN(0)))
-			f.system = stacknames_intern(sn, w->system);
-		frametab_set(ft, ids[j], &f);
-	}
+		f.map = frametab_map_add(stacknames_frames(sn), &m);
+	/* One symbol, not a chain of Go's: its own spelling. */
+	if (w != NULL && n == 1 && w->system != NULL &&
+	    !(flags & COLLECT_FRAME_UNKNOWN(0)))
+		f.system = stacknames_intern(sn, w->system);
+	for (j = 0; j < n; j++)
+		ids[j] = stacknames_loc(sn, names[j], &f);
 }
 
 const uint32_t *
@@ -134,16 +127,15 @@ collect_frame_name(struct stacknames *sn, struct resolve *r,
 		*n = 1;
 	}
 	*flags = 0;
-	for (j = 0; j < *n; j++) {
-		scratch[j] = stacknames_intern(sn, names[j]);
+	for (j = 0; j < *n; j++)
 		if (user && symstats_is_unknown(names[j]))
 			*flags |= COLLECT_FRAME_UNKNOWN(j);
-	}
 	if (!user && collect_frame_is_bpf(names[0]))
 		*flags |= COLLECT_FRAME_BPF;
-	if (!user && symstats_is_unknown(names[0]))
-		*flags |= COLLECT_FRAME_UNKNOWN(0);
-	collect_frame_info(sn, user ? &w : NULL, addr, scratch, *n, *flags);
+	/* Not one of the user flags: only the kernel's mapping has it. */
+	collect_frame_locs(sn, user ? &w : NULL, addr, names, *n,
+	    *flags | (!user && symstats_is_unknown(names[0]) ?
+	    COLLECT_FRAME_UNKNOWN(0) : 0), scratch);
 	/* The generation after naming: a re-read of the maps made one. */
 	if (resolve_unstable(r) == unstable)
 		stacknames_frame_put(sn, collect_frame_gen(r, rp, user), addr,

@@ -102,13 +102,13 @@ collect_stack_lost(struct collect_stack *cs)
 	return cs->lost;
 }
 
-/* Append a name to the stack being built. */
+/* Append a name, a frame of no details, to the stack being built. */
 static void
 collect_stack_add(struct collect_stack *cs, const char *name)
 {
 	if (cs->n >= COLLECT_STACK_MAX)
 		return;
-	cs->ids[cs->n++] = stacknames_intern(cs->names, name);
+	cs->ids[cs->n++] = stacknames_loc(cs->names, name, NULL);
 }
 
 /* A Python frame: its name, and its function, file and line for pprof. */
@@ -117,22 +117,20 @@ collect_stack_add_cb(const char *name, const struct python_where *w,
     void *arg)
 {
 	struct collect_stack	*cs = arg;
-	struct frametab		*ft;
 	struct frametab_frame	 f;
-	uint32_t		 id;
 
-	if (cs->n >= COLLECT_STACK_MAX)
+	if (w == NULL) {
+		collect_stack_add(cs, name);
 		return;
-	id = cs->ids[cs->n++] = stacknames_intern(cs->names, name);
-	ft = stacknames_frames(cs->names);
-	if (w == NULL || frametab_get(ft, id) != NULL)
+	}
+	if (cs->n >= COLLECT_STACK_MAX)
 		return;
 	memset(&f, 0, sizeof(f));
 	f.func = stacknames_intern(cs->names, w->func);
 	if (w->file != NULL && *w->file != '\0')
 		f.file = stacknames_intern(cs->names, w->file);
 	f.line = w->line;
-	frametab_set(ft, id, &f);
+	cs->ids[cs->n++] = stacknames_loc(cs->names, name, &f);
 }
 
 /*
@@ -144,8 +142,8 @@ static void
 collect_stack_comm(struct collect_stack *cs, const char *comm)
 {
 	if (*comm == '\0' ||
-	    strcmp(stacknames_name(cs->names, cs->comm_id), comm) != 0)
-		cs->comm_id = stacknames_intern(cs->names, comm);
+	    strcmp(stacknames_loc_name(cs->names, cs->comm_id), comm) != 0)
+		cs->comm_id = stacknames_loc(cs->names, comm, NULL);
 	cs->ids[cs->n++] = cs->comm_id;
 }
 
@@ -172,7 +170,7 @@ collect_stack_cached(struct collect_stack *cs, const char *service,
 		symstats_known(cs->symstats, service, n - nunknown);
 		for (i = 0; i < nunknown; i++)
 			symstats_frame(cs->symstats, service,
-			    stacknames_name(cs->names, ids[n + i]));
+			    stacknames_loc_name(cs->names, ids[n + i]));
 	}
 	return 1;
 }
@@ -246,7 +244,7 @@ collect_stack_native(struct collect_stack *cs, struct pids_proc *proc,
 				continue;
 			}
 			symstats_frame(cs->symstats, service,
-			    stacknames_name(cs->names, ids[j]));
+			    stacknames_loc_name(cs->names, ids[j]));
 			if (nunknown < COLLECT_STACK_MAX)
 				cs->unknown[nunknown++] = ids[j];
 		}
@@ -271,7 +269,9 @@ collect_stack_python(struct collect_stack *cs, struct pids_proc *proc,
     const struct profile_key *key)
 {
 	const uint64_t	*ip = NULL;
-	size_t		 i, above = 0, nip = 0;
+	const uint32_t	*ids;
+	size_t		 i, j, above = 0, nip = 0, nn;
+	uint32_t	 flags;
 
 	if (python_stack_names(cs->python, proc->py, key->pystack,
 	    collect_stack_add_cb, cs) == -1) {
@@ -284,10 +284,17 @@ collect_stack_python(struct collect_stack *cs, struct pids_proc *proc,
 	    session_stack_get(cs->session, key->ustack, &nip)) != NULL)
 		above = python_proc_native_above(cs->python, proc->py, ip,
 		    nip);
-	for (i = above; i-- > 0;)
-		collect_stack_add(cs, proc->rp == NULL ? "[unknown]" :
-		    resolve_user(cs->resolve, proc->rp, i > 0 ? ip[i] - 1 :
-		    ip[i]));
+	for (i = above; i-- > 0;) {
+		if (proc->rp == NULL) {
+			collect_stack_add(cs, "[unknown]");
+			continue;
+		}
+		/* Named as any native frame: kept, with its location. */
+		ids = collect_frame_name(cs->names, cs->resolve, proc->rp, 1,
+		    i > 0 ? ip[i] - 1 : ip[i], &nn, &flags, cs->fids);
+		for (j = 0; j < nn && cs->n < COLLECT_STACK_MAX; j++)
+			cs->ids[cs->n++] = ids[j];
+	}
 }
 
 const uint32_t *

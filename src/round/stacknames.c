@@ -18,6 +18,10 @@
  * frames costs a lookup per frame, not a symbol search and an interning
  * of each name.
  *
+ * Stacks and frames are kept as lists of locations (frametab.c): the
+ * name of a frame with what pprof says of it besides, its mapping and
+ * address, so that two programs' "main" stay apart in pprof files.
+ *
  * A stack or frame unused for `rounds' rounds is dropped; past `max'
  * stacks or frames, or STACKNAMES_NAME_BYTES of names, everything is
  * (names are never freed one by one: their ids must stay valid while a
@@ -62,6 +66,8 @@ stacknames_create(unsigned int rounds, size_t max)
 	sn = xcalloc(1, sizeof(*sn));
 	stacknames_configure(sn, rounds, max);
 	sn->names = intern_create();
+	/* Name id 0 is "": a location's strings use it for none. */
+	intern_add(sn->names, "");
 	sn->frames_info = frametab_create();
 	stacknames_tab_init(&sn->stacks);
 	stacknames_tab_init(&sn->frames);
@@ -111,11 +117,29 @@ stacknames_names(const struct stacknames *sn)
 	return sn->names;
 }
 
-/* The names' pprof details, by the same ids. */
+/* The locations: frames named, with their pprof details. */
 struct frametab *
 stacknames_frames(const struct stacknames *sn)
 {
 	return sn->frames_info;
+}
+
+uint32_t
+stacknames_loc(struct stacknames *sn, const char *name,
+    const struct frametab_frame *f)
+{
+	return frametab_loc_add(sn->frames_info, intern_add(sn->names, name),
+	    f);
+}
+
+const char *
+stacknames_loc_name(const struct stacknames *sn, uint32_t id)
+{
+	const struct frametab_loc	*l;
+
+	if ((l = frametab_loc(sn->frames_info, id)) == NULL)
+		return "";
+	return stacknames_name(sn, l->name);
 }
 
 const uint32_t *
@@ -192,6 +216,7 @@ stacknames_clear(struct stacknames *sn)
 	stacknames_tab_clear(&sn->stacks);
 	stacknames_tab_clear(&sn->frames);
 	intern_clear(sn->names);
+	intern_add(sn->names, "");
 	frametab_clear(sn->frames_info);
 	sn->cleared++;
 }
@@ -217,7 +242,7 @@ stacknames_stats(const struct stacknames *sn, struct stacknames_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->stacks = sn->stacks.count;
 	st->frames = sn->frames.count;
-	st->names = intern_count(sn->names);
+	st->names = intern_count(sn->names) - 1;	/* not "" */
 	st->bytes = stacknames_tab_bytes(&sn->stacks) +
 	    stacknames_tab_bytes(&sn->frames) + intern_bytes(sn->names) +
 	    frametab_bytes(sn->frames_info) +

@@ -367,6 +367,7 @@ test_rich(void)
 	unsigned char				*gz;
 	size_t					 gzlen, i;
 	uint32_t				 ml, ma, mk, s1[4], s2[3];
+	uint32_t				 other;
 	int					 good;
 
 	names = intern_create();
@@ -391,41 +392,45 @@ test_rich(void)
 	mk = frametab_map_add(ft, &fm);
 	is_int(frametab_map_add(ft, &fm), mk, "a mapping added again: same");
 
-	s1[0] = intern_add(names, "app");
-	s1[1] = intern_add(names, "app+0x1234");
-	s1[2] = intern_add(names, "foo::bar()");
-	s1[3] = intern_add(names, "schedule");
+	s1[0] = frametab_loc_add(ft, intern_add(names, "app"), NULL);
 	memset(&fr, 0, sizeof(fr));
 	fr.map = ma;
 	fr.addr = 0x1234;
-	frametab_set(ft, s1[1], &fr);
+	s1[1] = frametab_loc_add(ft, intern_add(names, "app+0x1234"), &fr);
 	fr.map = ml;
 	fr.addr = 0x1a2b;
 	fr.system = intern_add(names, "_ZN3foo3barEv");
-	frametab_set(ft, s1[2], &fr);
+	s1[2] = frametab_loc_add(ft, intern_add(names, "foo::bar()"), &fr);
 	fr.addr = 0x9999;
-	ok(!frametab_set(ft, s1[2], &fr), "a name's first details stay");
+	ok(frametab_loc_add(ft, intern_add(names, "foo::bar()"), &fr) ==
+	    s1[2] && frametab_loc(ft, s1[2])->f.addr == 0x1a2b,
+	    "a name in one mapping: one location, its first address");
+	fr.map = ma;
+	other = frametab_loc_add(ft, intern_add(names, "foo::bar()"), &fr);
+	ok(other != s1[2], "the same name in another mapping: another");
 	memset(&fr, 0, sizeof(fr));
 	fr.map = mk;
 	fr.addr = 0xffffffff81000000ULL;
-	frametab_set(ft, s1[3], &fr);
+	s1[3] = frametab_loc_add(ft, intern_add(names, "schedule"), &fr);
 
 	s2[0] = s1[0];
-	s2[1] = intern_add(names, "Job.run (a.py:10)");
-	s2[2] = intern_add(names, "Job.run (a.py:12)");
 	memset(&fr, 0, sizeof(fr));
 	fr.func = intern_add(names, "Job.run");
 	fr.file = intern_add(names, "/srv/a.py");
 	fr.line = 10;
-	frametab_set(ft, s2[1], &fr);
+	s2[1] = frametab_loc_add(ft, intern_add(names, "Job.run (a.py:10)"),
+	    &fr);
 	fr.line = 12;
-	frametab_set(ft, s2[2], &fr);
+	s2[2] = frametab_loc_add(ft, intern_add(names, "Job.run (a.py:12)"),
+	    &fr);
 
 	p = profile_create(PROFILE_TYPE_CPU, PERIOD, T0, DURATION);
 	profile_label_set(p, "service_name", "app");
 	profile_label_set(p, "__reserved__", "x");
 	profile_add_ids(p, names, ft, s1, 4, 3, NULL, 0);
 	profile_add_ids(p, names, ft, s2, 3, 2, NULL, 0);
+	s1[2] = other;
+	profile_add_ids(p, names, ft, s1, 4, 1, NULL, 0);
 	pb = encode_unpack(p, &gz, &gzlen);
 	ok(pb != NULL, "rich: unpacked");
 	if (pb == NULL)
