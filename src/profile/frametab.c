@@ -1,9 +1,9 @@
 /*
- * Locations and their mappings, for pprof.  Locations are an array
- * indexed by id, found by their key (name, mapping, source file) in an
- * open-addressing table at most half full; mappings, few, are a list
- * searched from its end (a process's frames come in runs of one file).
- * A mapping's flags are the union of what its frames were given.
+ * Locations and their mappings, for pprof.  Each is an array indexed by
+ * id, found by its key in an open-addressing table at most half full:
+ * a location by (name, mapping, source file), a mapping by (file,
+ * offset, build id).  A mapping's flags are the union of what its
+ * frames were given.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,6 +25,8 @@ struct frametab {
 	size_t			 tabsz;		/* a power of two */
 	struct frametab_map	*maps;
 	size_t			 nmaps, mapcap;
+	uint32_t		*maptab;	/* mapping id, 0: empty */
+	size_t			 maptabsz;
 };
 
 struct frametab *
@@ -35,6 +37,8 @@ frametab_create(void)
 	t = xcalloc(1, sizeof(*t));
 	t->tabsz = FRAMETAB_TAB_MIN;
 	t->tab = xcalloc(t->tabsz, sizeof(*t->tab));
+	t->maptabsz = 64;
+	t->maptab = xcalloc(t->maptabsz, sizeof(*t->maptab));
 	return t;
 }
 
@@ -46,6 +50,7 @@ frametab_free(struct frametab *t)
 	free(t->locs);
 	free(t->tab);
 	free(t->maps);
+	free(t->maptab);
 	free(t);
 }
 
@@ -53,6 +58,7 @@ void
 frametab_clear(struct frametab *t)
 {
 	memset(t->tab, 0, t->tabsz * sizeof(*t->tab));
+	memset(t->maptab, 0, t->maptabsz * sizeof(*t->maptab));
 	t->nlocs = 0;
 	t->nmaps = 0;
 }
@@ -126,18 +132,42 @@ frametab_nlocs(const struct frametab *t)
 	return t->nlocs;
 }
 
+static uint64_t
+frametab_map_hash(const struct frametab_map *m)
+{
+	return hash_pair(hash_pair(m->file, m->offset), m->build_id);
+}
+
+static void
+frametab_map_grow(struct frametab *t)
+{
+	size_t	 i, j, mask;
+
+	free(t->maptab);
+	t->maptabsz *= 2;
+	t->maptab = xcalloc(t->maptabsz, sizeof(*t->maptab));
+	mask = t->maptabsz - 1;
+	for (i = 0; i < t->nmaps; i++) {
+		for (j = frametab_map_hash(&t->maps[i]) & mask;
+		    t->maptab[j] != 0; j = (j + 1) & mask)
+			;
+		t->maptab[j] = i + 1;
+	}
+}
+
 uint32_t
 frametab_map_add(struct frametab *t, const struct frametab_map *m)
 {
 	struct frametab_map	*o;
-	size_t			 i;
+	size_t			 j, mask = t->maptabsz - 1;
 
-	for (i = t->nmaps; i-- > 0;) {
-		o = &t->maps[i];
+	for (j = frametab_map_hash(m) & mask; t->maptab[j] != 0;
+	    j = (j + 1) & mask) {
+		o = &t->maps[t->maptab[j] - 1];
 		if (o->file == m->file && o->offset == m->offset &&
 		    o->build_id == m->build_id) {
 			o->flags |= m->flags;
-			return i + 1;
+			return t->maptab[j];
 		}
 	}
 	if (t->nmaps >= FRAMETAB_MAPS_MAX)
@@ -147,7 +177,10 @@ frametab_map_add(struct frametab *t, const struct frametab_map *m)
 		t->maps = xreallocarray(t->maps, t->mapcap, sizeof(*t->maps));
 	}
 	t->maps[t->nmaps] = *m;
-	return ++t->nmaps;
+	t->maptab[j] = ++t->nmaps;
+	if (t->nmaps * 2 > t->maptabsz)
+		frametab_map_grow(t);
+	return t->nmaps;
 }
 
 const struct frametab_map *
@@ -168,5 +201,6 @@ size_t
 frametab_bytes(const struct frametab *t)
 {
 	return sizeof(*t) + t->loccap * sizeof(*t->locs) +
-	    t->tabsz * sizeof(*t->tab) + t->mapcap * sizeof(*t->maps);
+	    t->tabsz * sizeof(*t->tab) + t->mapcap * sizeof(*t->maps) +
+	    t->maptabsz * sizeof(*t->maptab);
 }
