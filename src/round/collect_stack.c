@@ -135,14 +135,18 @@ collect_stack_add_cb(const char *name, const struct python_where *w,
 
 /*
  * A stack's root, the process's comm: most counts of a round are of a
- * few processes, so the last one interned is checked first.  Its name
- * says whether the id is still it (names are cleared now and then).
+ * few processes, so the last one interned is checked first.  Its name,
+ * and its having no mapping, say whether the location is still it
+ * (names are cleared now and then, and a function may have its name).
  */
 static void
 collect_stack_comm(struct collect_stack *cs, const char *comm)
 {
-	if (*comm == '\0' ||
-	    strcmp(stacknames_loc_name(cs->names, cs->comm_id), comm) != 0)
+	const struct frametab_loc	*l;
+
+	l = frametab_loc(stacknames_frames(cs->names), cs->comm_id);
+	if (*comm == '\0' || l == NULL || l->f.map != 0 || l->f.file != 0 ||
+	    strcmp(stacknames_name(cs->names, l->name), comm) != 0)
 		cs->comm_id = stacknames_loc(cs->names, comm, NULL);
 	cs->ids[cs->n++] = cs->comm_id;
 }
