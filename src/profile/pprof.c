@@ -25,6 +25,11 @@
 #include "profile/profile.pb-c.h"
 #include "util/xmalloc.h"
 
+/* Labels on samples: Pyroscope's limits (a series' labels, bytes). */
+#define PPROF_LABELS_MAX	30
+#define PPROF_LABEL_NAME_MAX	128
+#define PPROF_LABEL_VALUE_MAX	1024
+
 /* One encoding: the message and the arrays it points into. */
 struct pprof_enc {
 	const struct profile		 *p;
@@ -55,6 +60,7 @@ static uint64_t	pprof_function(struct pprof_enc *, uint32_t, uint32_t,
 		    uint32_t);
 static void	pprof_mappings(struct pprof_enc *);
 static void	pprof_functions(struct pprof_enc *);
+static int	pprof_label_is_plain(const char *, const char *);
 static size_t	pprof_target_labels(struct pprof_enc *);
 static void	pprof_samples(struct pprof_enc *);
 static void	pprof_header(struct pprof_enc *);
@@ -275,26 +281,56 @@ pprof_functions(struct pprof_enc *e)
 }
 
 /*
+ * May a label go on the samples?  Only one that Pyroscope takes as it
+ * is, and that the push sends as it is among the series' labels: a
+ * name of Prometheus form, not one of the reserved __names__, a value
+ * of printable ASCII, short.  Pyroscope adds a sample's labels to its
+ * series' unless the series has that name: such a label changes
+ * nothing there, where another (a name the push had to rewrite) would
+ * be added as it is and get the whole request rejected.
+ */
+static int
+pprof_label_is_plain(const char *name, const char *value)
+{
+	size_t	 i;
+
+	if (strncmp(name, "__", 2) == 0 || *value == '\0' ||
+	    strlen(name) > PPROF_LABEL_NAME_MAX ||
+	    strlen(value) > PPROF_LABEL_VALUE_MAX ||
+	    (*name >= '0' && *name <= '9'))
+		return 0;
+	for (i = 0; name[i] != '\0'; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') ||
+		    (name[i] >= 'A' && name[i] <= 'Z') ||
+		    (name[i] >= '0' && name[i] <= '9') || name[i] == '_'))
+			return 0;
+	for (i = 0; value[i] != '\0'; i++)
+		if (value[i] < 0x20 || value[i] > 0x7e)
+			return 0;
+	return i > 0;
+}
+
+/*
  * The profile's labels (the target's), on every sample as string
- * labels, so that go tool pprof -tags shows them and a file sent on
- * keeps them; but not Pyroscope's reserved __names__.  One Label each,
- * which every sample points to, after its own labels.
+ * labels, so that go tool pprof -tags shows them and a file uploaded
+ * keeps them; those that are not plain stay in the comments only.  One
+ * Label each, which every sample points to, after its own labels.
  */
 static size_t
 pprof_target_labels(struct pprof_enc *e)
 {
-	const char	*name;
+	const char	*name, *value;
 	size_t		 i, n = 0;
 
 	e->tlabels = xcalloc(profile_nlabels(e->p) + 1, sizeof(*e->tlabels));
-	for (i = 0; i < profile_nlabels(e->p); i++) {
+	for (i = 0; i < profile_nlabels(e->p) && n < PPROF_LABELS_MAX; i++) {
 		name = profile_label_name(e->p, i);
-		if (strncmp(name, "__", 2) == 0)
+		value = profile_label_value(e->p, i);
+		if (!pprof_label_is_plain(name, value))
 			continue;
 		perftools__profiles__label__init(&e->tlabels[n]);
 		e->tlabels[n].key = pprof_string(e, name);
-		e->tlabels[n].str = pprof_string(e,
-		    profile_label_value(e->p, i));
+		e->tlabels[n].str = pprof_string(e, value);
 		n++;
 	}
 	return n;

@@ -427,6 +427,9 @@ test_rich(void)
 	p = profile_create(PROFILE_TYPE_CPU, PERIOD, T0, DURATION);
 	profile_label_set(p, "service_name", "app");
 	profile_label_set(p, "__reserved__", "x");
+	profile_label_set(p, "host.name", "box");
+	profile_label_set(p, "note", "caf\xc3\xa9");
+	profile_label_set(p, "empty", "");
 	profile_add_ids(p, names, ft, s1, 4, 3, NULL, 0);
 	profile_add_ids(p, names, ft, s2, 3, 2, NULL, 0);
 	s1[2] = other;
@@ -480,7 +483,9 @@ test_rich(void)
 		    strcmp(str(pb, pb->sample[i]->label[0]->key),
 		    "service_name") != 0)
 			good = 0;
-	ok(good, "labels on samples, not the reserved __names__");
+	ok(good, "labels on samples, but not __names__, names Pyroscope "
+	    "would not take, values not plain ASCII, empty values");
+	is_int(pb->n_comment, 5, "all in the comments still");
 out:
 	if (pb != NULL)
 		perftools__profiles__profile__free_unpacked(pb, NULL);
