@@ -29,10 +29,11 @@ struct frametab_map {
 	uint32_t	 flags;		/* FRAMETAB_MAP_ */
 };
 
+/* Name ids: 0 for none (Function.name: the frame's, system: as func). */
 struct frametab_frame {
-	uint32_t	 func;		/* name id of Function.name, 0: the frame's */
-	uint32_t	 system;	/* of Function.system_name, 0: as func */
-	uint32_t	 file;		/* of the source file, 0: none */
+	uint32_t	 func;		/* of Function.name */
+	uint32_t	 system;	/* of Function.system_name */
+	uint32_t	 file;		/* of the source file */
 	uint32_t	 map;		/* frametab_map_add()'s, 0: none */
 	int64_t		 line;		/* 0: none */
 	uint64_t	 addr;		/* in the file's terms, 0: none */

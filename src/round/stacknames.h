@@ -7,11 +7,11 @@
 /*
  * The names of stacks, kept across rounds.  Frame names are interned:
  * a name is a 32-bit id, the same for the daemon's whole life (until
- * stacknames_clear()); so is a location, a name with its details.  A stack that was named is kept as the list of
- * its names' ids under a generation (of a process's mappings, or of the
- * kernel's symbols) and its stack id, so that a stack seen again is
- * neither read from BPF nor named again.  So is a frame, under a
- * generation and its address.
+ * stacknames_clear()); so is a location, a name with its details.  A
+ * stack that was named is kept as the list of its locations' ids under
+ * a generation (of a process's mappings, or of the kernel's symbols)
+ * and its stack id, so that a stack seen again is neither read from BPF
+ * nor named again.  So is a frame, under a generation and its address.
  */
 
 struct frametab;
