@@ -149,8 +149,8 @@ main(void)
 	ids = collect_frame_name(sn, r, rp, 1, a, &n, &flags, scratch);
 	gen2 = collect_frame_gen(r, rp, 1);
 	ok(gen2 != gen, "a new mapping: another generation");
-	ok(n == 1 && strstr(stacknames_loc_name(sn, ids[0]), "t-collect_frame") !=
-	    NULL, "named in the new mapping");
+	ok(n == 1 && strstr(stacknames_loc_name(sn, ids[0]),
+	    "t-collect_frame") != NULL, "named in the new mapping");
 	ok(stacknames_frame_get(sn, gen2, a, &n, &flags) != NULL,
 	    "kept under the new generation");
 	ok(stacknames_frame_get(sn, gen2, (uintptr_t)&cf_target + 1, &n,
