@@ -5,11 +5,14 @@
  *
  * The profile's interned names are the start of the string table as
  * they are (id 0 is ""), so frames need no translation.  Each distinct
- * name used by a stack becomes one Function and one Location with the
- * same id, numbered in order of first use: there are no addresses or
- * mappings to tell two locations of one function apart.  Strings the
- * encoder needs besides the names (the value type, the comments) are
- * appended after them, reusing a name when one is equal.
+ * name used by a stack becomes one Location, numbered in order of first
+ * use, with what the profile knows of it (profile_frame()): its mapping
+ * and address in the file's terms, its line; one Function per name,
+ * system name and source file, so that the lines of a Python function
+ * are one function.  The mappings are the profile's, the main program's
+ * first.  Strings the encoder needs besides the names (the value type,
+ * the labels, the comments) are appended after them, reusing a name
+ * when one is equal.
  */
 #include <limits.h>
 #include <stdint.h>
