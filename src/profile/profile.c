@@ -5,7 +5,9 @@
  * adding a sample costs one lookup per frame and one per stack, and
  * allocates only when it brings a name or a stack not seen before.
  * Stacks live in one array of string ids, so freeing a profile is a
- * handful of free() calls whatever its size.
+ * handful of free() calls whatever its size.  Frames that come as
+ * locations (a round's, frametab.c) bring their pprof details: the
+ * first a name gets in this profile stay its own, in a frametab of ours.
  */
 #include <stdint.h>
 #include <stdlib.h>
