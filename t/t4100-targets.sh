@@ -203,8 +203,9 @@ test_expect_success ROOT,BPF,PYTHON3 'per-sample labels pid and thread_name' '
 	python3 "$EBPFSPY_SOURCE_DIR/t/helper/pprof_decode.py" --labels \
 	    out/cpu/b4100t/*.pb.gz >labelled &&
 	head -3 labelled &&
-	grep -q "^{pid=$pid,thread_name=b4100t} b4100t;" labelled &&
-	! grep -v "^{pid=$pid,thread_name=b4100t} " labelled
+	l="{pid=$pid,service_name=b4100t,thread_name=b4100t}" &&
+	grep -q "^$l b4100t;" labelled &&
+	! grep -v "^$l " labelled
 '
 
 test_done

@@ -31,7 +31,7 @@ build="autoconf automake make gcc libc6-dev pkg-config clang llvm bpftool
 	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev
 	libcurl4-openssl-dev liblzma-dev libiberty-dev libjson-c-dev"
 tests="prometheus curl xz-utils g++ nodejs elfutils python3 golang-go gawk
-	linux-perf libssl3
+	linux-perf libssl3 protobuf-compiler
 	binutils groff-base mandoc procps util-linux libcap2-bin
 	libxml2-utils chromium fonts-dejavu-core
 	debhelper dh-autoreconf dpkg-dev fakeroot lintian
@@ -40,3 +40,12 @@ apt-get -o DPkg::Lock::Timeout=600 update -qq
 # shellcheck disable=SC2086	# lists of words
 apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
 	$build ${test:+$tests} >/dev/null
+if [ -n "$test" ]; then
+	# The pprof-format package, a reader of pprof the tests check our
+	# files against (t6002).  Debian's nodejs comes without npm.
+	command -v npm >/dev/null 2>&1 ||
+	    apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+	    --no-install-recommends npm >/dev/null
+	npm install -g --no-audit --no-fund --loglevel=error pprof-format@2 \
+	    >/dev/null
+fi

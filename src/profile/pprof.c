@@ -5,11 +5,14 @@
  *
  * The profile's interned names are the start of the string table as
  * they are (id 0 is ""), so frames need no translation.  Each distinct
- * name used by a stack becomes one Function and one Location with the
- * same id, numbered in order of first use: there are no addresses or
- * mappings to tell two locations of one function apart.  Strings the
- * encoder needs besides the names (the value type, the comments) are
- * appended after them, reusing a name when one is equal.
+ * name used by a stack becomes one Location, numbered in order of first
+ * use, with what the profile knows of it (profile_frame()): its mapping
+ * and address in the file's terms, its line; one Function per name,
+ * system name and source file, so that the lines of a Python function
+ * are one function.  The mappings are the profile's, the main program's
+ * first.  Strings the encoder needs besides the names (the value type,
+ * the labels, the comments) are appended after them, reusing a name
+ * when one is equal.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -19,10 +22,16 @@
 #include <zlib.h>
 
 #include "util/log.h"
+#include "frametab.h"
 #include "pprof.h"
 #include "profile.h"
 #include "profile/profile.pb-c.h"
 #include "util/xmalloc.h"
+
+/* Labels on samples: Pyroscope's limits (a series' labels, bytes). */
+#define PPROF_LABELS_MAX	30
+#define PPROF_LABEL_NAME_MAX	128
+#define PPROF_LABEL_VALUE_MAX	1024
 
 /* One encoding: the message and the arrays it points into. */
 struct pprof_enc {
@@ -30,12 +39,16 @@ struct pprof_enc {
 	Perftools__Profiles__Profile	  pb;
 	Perftools__Profiles__ValueType	  vt, *vtp;
 
-	uint32_t			 *fid;	/* string id -> function id */
+	uint32_t			 *fid;	/* string id -> location id */
 	Perftools__Profiles__Function	 *funcs, **funcp;
+	size_t				  nfunc;
+	uint32_t			 *ffirst, *fnext;
+	Perftools__Profiles__Mapping	 *maps, **mapp;
+	size_t				 *mapid;	/* frametab's -> ours */
 	Perftools__Profiles__Location	 *locs, **locp;
 	Perftools__Profiles__Line	 *lines, **linep;
 	Perftools__Profiles__Sample	 *samples, **samplep;
-	Perftools__Profiles__Label	 *labels, **labelp;
+	Perftools__Profiles__Label	 *labels, **labelp, *tlabels;
 	uint64_t			 *locids;
 	int64_t				 *values, *comments;
 
@@ -46,7 +59,12 @@ struct pprof_enc {
 
 static int64_t	pprof_string(struct pprof_enc *, const char *);
 static int64_t	pprof_value(const struct profile *, uint64_t);
+static uint64_t	pprof_function(struct pprof_enc *, uint32_t, uint32_t,
+		    uint32_t);
+static void	pprof_mappings(struct pprof_enc *);
 static void	pprof_functions(struct pprof_enc *);
+static int	pprof_label_is_plain(const char *, const char *);
+static size_t	pprof_target_labels(struct pprof_enc *);
 static void	pprof_samples(struct pprof_enc *);
 static void	pprof_header(struct pprof_enc *);
 static void	pprof_strings(struct pprof_enc *);
@@ -128,12 +146,95 @@ pprof_gzip(const unsigned char *in, size_t inlen, unsigned char **out,
 	return 0;
 }
 
-/* One Function and one Location per name used, in order of first use. */
+/*
+ * The Function of a frame's details: one per (name, system name, file),
+ * found through the first of its name's functions (ffirst, by name id)
+ * and the next of the same name (fnext).
+ */
+static uint64_t
+pprof_function(struct pprof_enc *e, uint32_t name, uint32_t sys,
+    uint32_t file)
+{
+	Perftools__Profiles__Function	*f;
+	uint32_t			 k;
+
+	for (k = e->ffirst[name]; k != 0; k = e->fnext[k - 1]) {
+		f = &e->funcs[k - 1];
+		if (f->system_name == sys && f->filename == file)
+			return f->id;
+	}
+	k = e->nfunc++;
+	f = &e->funcs[k];
+	perftools__profiles__function__init(f);
+	f->id = k + 1;
+	f->name = name;
+	f->system_name = sys;
+	f->filename = file;
+	e->funcp[k] = f;
+	e->fnext[k] = e->ffirst[name];
+	e->ffirst[name] = k + 1;
+	return f->id;
+}
+
+/*
+ * The Mappings, from the profile's frames: the main program's first,
+ * as go tool pprof takes the first for it (a file that is no library),
+ * so the others move up one.
+ */
+static void
+pprof_mappings(struct pprof_enc *e)
+{
+	const struct frametab		*ft = profile_frames(e->p);
+	const struct frametab_map	*fm;
+	Perftools__Profiles__Mapping	*m;
+	const char			*path, *base;
+	size_t				 n, i, main = 0;
+
+	n = frametab_nmaps(ft);
+	e->maps = xcalloc(n + 1, sizeof(*e->maps));
+	e->mapp = xcalloc(n + 1, sizeof(*e->mapp));
+	e->mapid = xcalloc(n + 1, sizeof(*e->mapid));
+	for (i = 1; i <= n && main == 0; i++) {
+		path = profile_string(e->p, frametab_map(ft, i)->file);
+		base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 :
+		    path;
+		if (*path != '[' && strstr(base, ".so") == NULL)
+			main = i;
+	}
+	for (i = 1; i <= n; i++)
+		e->mapid[i] = i == main ? 1 : i < main ? i + 1 : i;
+	for (i = 1; i <= n; i++) {
+		fm = frametab_map(ft, i);
+		m = &e->maps[e->mapid[i] - 1];
+		perftools__profiles__mapping__init(m);
+		m->id = e->mapid[i];
+		m->memory_start = fm->start;
+		m->memory_limit = fm->limit;
+		m->file_offset = fm->offset;
+		m->filename = fm->file;
+		m->build_id = fm->build_id;
+		m->has_functions = (fm->flags & FRAMETAB_MAP_FUNCTIONS) != 0;
+		m->has_filenames = (fm->flags & FRAMETAB_MAP_FILENAMES) != 0;
+		m->has_line_numbers = (fm->flags & FRAMETAB_MAP_LINES) != 0;
+		e->mapp[m->id - 1] = m;
+	}
+	e->pb.mapping = e->mapp;
+	e->pb.n_mapping = n;
+}
+
+/*
+ * One Location per name used, in order of first use, with the address,
+ * mapping and line its details give; one Function per name, system
+ * name and file (Python's lines of one function share theirs).
+ */
 static void
 pprof_functions(struct pprof_enc *e)
 {
-	const uint32_t	*ids;
-	size_t		 nstr, nfunc = 0, i, j, k, n;
+	const struct frametab		*ft = profile_frames(e->p);
+	const struct frametab_frame	*fr;
+	const uint32_t			*ids;
+	uint32_t			 name, sys, file;
+	size_t				 nstr, nloc = 0, i, j, k, n;
 
 	nstr = profile_nstrings(e->p);
 	e->fid = xcalloc(nstr, sizeof(*e->fid));
@@ -141,43 +242,107 @@ pprof_functions(struct pprof_enc *e)
 		ids = profile_stack(e->p, i, &n, NULL);
 		for (j = 0; j < n; j++)
 			if (e->fid[ids[j]] == 0)
-				e->fid[ids[j]] = ++nfunc;
+				e->fid[ids[j]] = ++nloc;
 	}
 
 	/* + 1: xcalloc() refuses zero, and a profile may be empty. */
-	e->funcs = xcalloc(nfunc + 1, sizeof(*e->funcs));
-	e->funcp = xcalloc(nfunc + 1, sizeof(*e->funcp));
-	e->locs = xcalloc(nfunc + 1, sizeof(*e->locs));
-	e->locp = xcalloc(nfunc + 1, sizeof(*e->locp));
-	e->lines = xcalloc(nfunc + 1, sizeof(*e->lines));
-	e->linep = xcalloc(nfunc + 1, sizeof(*e->linep));
+	e->funcs = xcalloc(nloc + 1, sizeof(*e->funcs));
+	e->funcp = xcalloc(nloc + 1, sizeof(*e->funcp));
+	e->ffirst = xcalloc(nstr, sizeof(*e->ffirst));
+	e->fnext = xcalloc(nloc + 1, sizeof(*e->fnext));
+	e->locs = xcalloc(nloc + 1, sizeof(*e->locs));
+	e->locp = xcalloc(nloc + 1, sizeof(*e->locp));
+	e->lines = xcalloc(nloc + 1, sizeof(*e->lines));
+	e->linep = xcalloc(nloc + 1, sizeof(*e->linep));
 	for (i = 0; i < nstr; i++) {
 		if (e->fid[i] == 0)
 			continue;
 		k = e->fid[i] - 1;
-		perftools__profiles__function__init(&e->funcs[k]);
-		e->funcs[k].id = e->fid[i];
-		e->funcs[k].name = i;
-		e->funcs[k].system_name = i;
-		e->funcp[k] = &e->funcs[k];
+		fr = profile_frame(e->p, i);
+		name = fr != NULL && fr->func != 0 ? fr->func : i;
+		sys = fr != NULL && fr->system != 0 ? fr->system : name;
+		file = fr != NULL ? fr->file : 0;
 		perftools__profiles__line__init(&e->lines[k]);
-		e->lines[k].function_id = e->fid[i];
+		e->lines[k].function_id = pprof_function(e, name, sys, file);
+		e->lines[k].line = fr != NULL ? fr->line : 0;
 		e->linep[k] = &e->lines[k];
 		perftools__profiles__location__init(&e->locs[k]);
 		e->locs[k].id = e->fid[i];
+		if (fr != NULL && fr->map != 0 &&
+		    fr->map <= frametab_nmaps(ft)) {
+			e->locs[k].mapping_id = e->mapid[fr->map];
+			e->locs[k].address = fr->addr;
+		}
 		e->locs[k].n_line = 1;
 		e->locs[k].line = &e->linep[k];
 		e->locp[k] = &e->locs[k];
 	}
 	e->pb.function = e->funcp;
-	e->pb.n_function = nfunc;
+	e->pb.n_function = e->nfunc;
 	e->pb.location = e->locp;
-	e->pb.n_location = nfunc;
+	e->pb.n_location = nloc;
+}
+
+/*
+ * May a label go on the samples?  Only one that Pyroscope takes as it
+ * is, and that the push sends as it is among the series' labels: a
+ * name of Prometheus form, not one of the reserved __names__, a value
+ * of printable ASCII, short.  Pyroscope adds a sample's labels to its
+ * series' unless the series has that name: such a label changes
+ * nothing there, where another (a name the push had to rewrite) would
+ * be added as it is and get the whole request rejected.
+ */
+static int
+pprof_label_is_plain(const char *name, const char *value)
+{
+	size_t	 i;
+
+	if (strncmp(name, "__", 2) == 0 || *value == '\0' ||
+	    strlen(name) > PPROF_LABEL_NAME_MAX ||
+	    strlen(value) > PPROF_LABEL_VALUE_MAX ||
+	    (*name >= '0' && *name <= '9'))
+		return 0;
+	for (i = 0; name[i] != '\0'; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') ||
+		    (name[i] >= 'A' && name[i] <= 'Z') ||
+		    (name[i] >= '0' && name[i] <= '9') || name[i] == '_'))
+			return 0;
+	for (i = 0; value[i] != '\0'; i++)
+		if (value[i] < 0x20 || value[i] > 0x7e)
+			return 0;
+	return i > 0;
+}
+
+/*
+ * The profile's labels (the target's), on every sample as string
+ * labels, so that go tool pprof -tags shows them and a file uploaded
+ * keeps them; those that are not plain stay in the comments only.  One
+ * Label each, which every sample points to, after its own labels.
+ */
+static size_t
+pprof_target_labels(struct pprof_enc *e)
+{
+	const char	*name, *value;
+	size_t		 i, n = 0;
+
+	e->tlabels = xcalloc(profile_nlabels(e->p) + 1, sizeof(*e->tlabels));
+	for (i = 0; i < profile_nlabels(e->p) && n < PPROF_LABELS_MAX; i++) {
+		name = profile_label_name(e->p, i);
+		value = profile_label_value(e->p, i);
+		if (!pprof_label_is_plain(name, value))
+			continue;
+		perftools__profiles__label__init(&e->tlabels[n]);
+		e->tlabels[n].key = pprof_string(e, name);
+		e->tlabels[n].str = pprof_string(e, value);
+		n++;
+	}
+	return n;
 }
 
 /*
  * One Sample per stack, location ids leaf first as pprof has them, with
- * the sample's labels (their strings are in the profile's table).
+ * the sample's labels (their strings are in the profile's table), then
+ * the target's.
  */
 static void
 pprof_samples(struct pprof_enc *e)
@@ -185,7 +350,9 @@ pprof_samples(struct pprof_enc *e)
 	const uint32_t	*ids, *lids;
 	uint64_t	 value;
 	size_t		 nstacks, nframes = 0, nlabels = 0, i, j, k, l, n, nl;
+	size_t		 nt, p;
 
+	nt = pprof_target_labels(e);
 	nstacks = profile_nstacks(e->p);
 	for (i = 0; i < nstacks; i++) {
 		profile_stack(e->p, i, &n, NULL);
@@ -194,21 +361,12 @@ pprof_samples(struct pprof_enc *e)
 		nlabels += nl;
 	}
 	e->labels = xcalloc(nlabels + 1, sizeof(*e->labels));
-	e->labelp = xcalloc(nlabels + 1, sizeof(*e->labelp));
-	for (i = 0, l = 0; i < nstacks; i++) {
-		lids = profile_stack_labels(e->p, i, &nl);
-		for (j = 0; j < nl; j++, l++) {
-			perftools__profiles__label__init(&e->labels[l]);
-			e->labels[l].key = lids[2 * j];
-			e->labels[l].str = lids[2 * j + 1];
-			e->labelp[l] = &e->labels[l];
-		}
-	}
+	e->labelp = xcalloc(nlabels + nstacks * nt + 1, sizeof(*e->labelp));
 	e->samples = xcalloc(nstacks + 1, sizeof(*e->samples));
 	e->samplep = xcalloc(nstacks + 1, sizeof(*e->samplep));
 	e->values = xcalloc(nstacks + 1, sizeof(*e->values));
 	e->locids = xcalloc(nframes + 1, sizeof(*e->locids));
-	for (i = 0, k = 0, l = 0; i < nstacks; i++) {
+	for (i = 0, k = 0, l = 0, p = 0; i < nstacks; i++) {
 		ids = profile_stack(e->p, i, &n, &value);
 		perftools__profiles__sample__init(&e->samples[i]);
 		e->samples[i].location_id = e->locids + k;
@@ -218,10 +376,17 @@ pprof_samples(struct pprof_enc *e)
 		e->values[i] = pprof_value(e->p, value);
 		e->samples[i].value = &e->values[i];
 		e->samples[i].n_value = 1;
-		profile_stack_labels(e->p, i, &nl);
-		e->samples[i].label = e->labelp + l;
-		e->samples[i].n_label = nl;
-		l += nl;
+		e->samples[i].label = e->labelp + p;
+		lids = profile_stack_labels(e->p, i, &nl);
+		for (j = 0; j < nl; j++, l++) {
+			perftools__profiles__label__init(&e->labels[l]);
+			e->labels[l].key = lids[2 * j];
+			e->labels[l].str = lids[2 * j + 1];
+			e->labelp[p++] = &e->labels[l];
+		}
+		for (j = 0; j < nt; j++)
+			e->labelp[p++] = &e->tlabels[j];
+		e->samples[i].n_label = nl + nt;
 		e->samplep[i] = &e->samples[i];
 	}
 	e->pb.sample = e->samplep;
@@ -241,11 +406,17 @@ pprof_header(struct pprof_enc *e)
 	e->vtp = &e->vt;
 	e->pb.n_sample_type = 1;
 	e->pb.sample_type = &e->vtp;
-	e->pb.period_type = &e->vt;
-	/* offcpu time is not sampled, but pprof wants a period. */
-	e->pb.period = (int64_t)profile_period(p);
-	if (e->pb.period <= 0)
-		e->pb.period = 1;
+	/*
+	 * Off-CPU time is not sampled: no period, as Grafana Alloy writes
+	 * it, so that Pyroscope's profile type (name:type:unit:period
+	 * type:period unit) is offcpu:offcpu:nanoseconds:: for both.
+	 */
+	if (profile_type(p) == PROFILE_TYPE_CPU) {
+		e->pb.period_type = &e->vt;
+		e->pb.period = (int64_t)profile_period(p);
+		if (e->pb.period <= 0)
+			e->pb.period = 1;
+	}
 	e->pb.time_nanos = profile_time(p);
 	e->pb.duration_nanos = profile_duration(p);
 
@@ -292,12 +463,18 @@ pprof_enc_clear(struct pprof_enc *e)
 	free(e->samples);
 	free(e->labelp);
 	free(e->labels);
+	free(e->tlabels);
 	free(e->linep);
 	free(e->lines);
 	free(e->locp);
 	free(e->locs);
 	free(e->funcp);
 	free(e->funcs);
+	free(e->ffirst);
+	free(e->fnext);
+	free(e->mapp);
+	free(e->maps);
+	free(e->mapid);
 	free(e->fid);
 }
 
@@ -316,6 +493,7 @@ pprof_encode(const struct profile *p, unsigned char **bufp, size_t *lenp)
 	perftools__profiles__profile__init(&e.pb);
 	perftools__profiles__value_type__init(&e.vt);
 
+	pprof_mappings(&e);
 	pprof_functions(&e);
 	pprof_samples(&e);
 	pprof_header(&e);

@@ -5,12 +5,15 @@
  * adding a sample costs one lookup per frame and one per stack, and
  * allocates only when it brings a name or a stack not seen before.
  * Stacks live in one array of string ids, so freeing a profile is a
- * handful of free() calls whatever its size.
+ * handful of free() calls whatever its size.  Frames that come as
+ * locations (a round's, frametab.c) bring their pprof details: the
+ * first a name gets in this profile stay its own, in a frametab of ours.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "frametab.h"
 #include "util/hash.h"
 #include "util/intern.h"
 #include "util/log.h"
@@ -61,6 +64,15 @@ struct profile {
 	const struct intern	*xsrc;
 	uint32_t		*xlate;
 	size_t			 xlatecap;
+	/* ...a location id of theirs -> our name id + 1, 0 unknown. */
+	uint32_t		*xloc;
+	size_t			 xloccap;
+	/* Its frames' pprof details: our name id -> location + 1. */
+	struct frametab		*frames_info;
+	uint32_t		*locof;
+	size_t			 locofcap;
+	uint32_t		*xmap;		/* their mapping -> ours */
+	size_t			 xmapcap;
 
 	struct profile_label	*labels;
 	size_t			 nlabels;
@@ -84,6 +96,7 @@ profile_create(enum profile_type type, uint64_t period_ns, int64_t time_ns,
 	p->duration_ns = duration_ns;
 
 	p->strs = intern_create();
+	p->frames_info = frametab_create();
 	p->stacktabsz = PROFILE_TAB_MIN;
 	p->stacktab = xcalloc(p->stacktabsz, sizeof(*p->stacktab));
 
@@ -105,6 +118,10 @@ profile_free(struct profile *p)
 	free(p->frames);
 	free(p->scratch);
 	free(p->xlate);
+	free(p->xmap);
+	free(p->xloc);
+	free(p->locof);
+	frametab_free(p->frames_info);
 	for (i = 0; i < p->nlabels; i++) {
 		free(p->labels[i].name);
 		free(p->labels[i].value);
@@ -229,20 +246,106 @@ profile_add_labels(struct profile *p, const char *const *frames, size_t n,
 	profile_add_scratch(p, n, nl, value);
 }
 
+/* Our id of a name of another table (names), interned if new. */
+static uint32_t
+profile_xlate(struct profile *p, const struct intern *names, uint32_t id)
+{
+	const char	*name;
+	size_t		 cap;
+
+	if (id >= p->xlatecap) {
+		for (cap = p->xlatecap ? p->xlatecap : 1024; cap <= id;
+		    cap *= 2)
+			;
+		p->xlate = xreallocarray(p->xlate, cap, sizeof(*p->xlate));
+		memset(p->xlate + p->xlatecap, 0,
+		    (cap - p->xlatecap) * sizeof(*p->xlate));
+		p->xlatecap = cap;
+	}
+	if (p->xlate[id] == 0) {
+		name = intern_name(names, id);
+		p->xlate[id] = intern_add(p->strs, name != NULL ? name : "") +
+		    1;
+	}
+	return p->xlate[id] - 1;
+}
+
+/* Our number of mapping m of frametab ft, 0 for none. */
+static uint32_t
+profile_xlate_map(struct profile *p, const struct intern *names,
+    const struct frametab *ft, uint32_t m)
+{
+	const struct frametab_map	*sm;
+	struct frametab_map		 om;
+	size_t				 cap;
+
+	if ((sm = frametab_map(ft, m)) == NULL)
+		return 0;
+	if (m >= p->xmapcap) {
+		for (cap = p->xmapcap ? p->xmapcap : 64; cap <= m; cap *= 2)
+			;
+		p->xmap = xreallocarray(p->xmap, cap, sizeof(*p->xmap));
+		memset(p->xmap + p->xmapcap, 0,
+		    (cap - p->xmapcap) * sizeof(*p->xmap));
+		p->xmapcap = cap;
+	}
+	if (p->xmap[m] == 0) {
+		om = *sm;
+		om.file = profile_xlate(p, names, sm->file);
+		om.build_id = sm->build_id != 0 ? profile_xlate(p, names,
+		    sm->build_id) : 0;
+		p->xmap[m] = frametab_map_add(p->frames_info, &om);
+	}
+	return p->xmap[m];
+}
+
+/*
+ * Location id of ft came in as our name id ours: its details, ours
+ * too, unless that name has some (the first of a profile stay).
+ */
+static void
+profile_xlate_frame(struct profile *p, const struct intern *names,
+    const struct frametab *ft, const struct frametab_loc *sl, uint32_t ours)
+{
+	struct frametab_frame	 of;
+	size_t			 cap;
+
+	if (ours < p->locofcap && p->locof[ours] != 0)
+		return;
+	of = sl->f;
+	of.func = sl->f.func != 0 ? profile_xlate(p, names, sl->f.func) : 0;
+	of.system = sl->f.system != 0 ? profile_xlate(p, names,
+	    sl->f.system) : 0;
+	of.file = sl->f.file != 0 ? profile_xlate(p, names, sl->f.file) : 0;
+	of.map = profile_xlate_map(p, names, ft, sl->f.map);
+	if (ours >= p->locofcap) {
+		for (cap = p->locofcap ? p->locofcap : 1024; cap <= ours;
+		    cap *= 2)
+			;
+		p->locof = xreallocarray(p->locof, cap, sizeof(*p->locof));
+		memset(p->locof + p->locofcap, 0,
+		    (cap - p->locofcap) * sizeof(*p->locof));
+		p->locofcap = cap;
+	}
+	p->locof[ours] = frametab_loc_add(p->frames_info, ours, &of) + 1;
+}
+
 /*
  * profile_add_labels() with the frames as ids of names interned in
- * names (the stacks' names kept across rounds): each name is looked up
- * in our table once per profile, then translated by an array.  An id
- * names does not know is the empty name.
+ * names (the stacks' names kept across rounds), or, with ft, as ids of
+ * its locations, whose names are in names: each is looked up in our
+ * table once per profile, then translated by an array.  A location
+ * brings its pprof details, kept by our name id.  An id names does not
+ * know is the empty name.
  */
 void
 profile_add_ids(struct profile *p, const struct intern *names,
-    const uint32_t *ids, size_t n, uint64_t value, const char *const *labels,
-    size_t nl)
+    const struct frametab *ft, const uint32_t *ids, size_t n, uint64_t value,
+    const char *const *labels, size_t nl)
 {
-	const char	*name;
-	size_t		 i, all = n + 2 * nl, cap;
-	uint32_t	 id;
+	const struct frametab_loc	*sl;
+	size_t				 i, all = n + 2 * nl, cap;
+	uint32_t			 id;
 
 	if (n == 0)
 		return;
@@ -251,26 +354,39 @@ profile_add_ids(struct profile *p, const struct intern *names,
 		/* Another table's ids: start again. */
 		if (p->xlate != NULL)
 			memset(p->xlate, 0, p->xlatecap * sizeof(*p->xlate));
+		if (p->xloc != NULL)
+			memset(p->xloc, 0, p->xloccap * sizeof(*p->xloc));
+		if (p->xmap != NULL)
+			memset(p->xmap, 0, p->xmapcap * sizeof(*p->xmap));
 		p->xsrc = names;
 	}
 	for (i = 0; i < n; i++) {
 		id = ids[i];
-		if (id >= p->xlatecap) {
-			for (cap = p->xlatecap ? p->xlatecap : 1024;
-			    cap <= id; cap *= 2)
+		if (ft == NULL) {
+			p->scratch[i] = profile_xlate(p, names, id);
+			continue;
+		}
+		if (id < p->xloccap && p->xloc[id] != 0) {
+			p->scratch[i] = p->xloc[id] - 1;
+			continue;
+		}
+		if ((sl = frametab_loc(ft, id)) == NULL) {
+			p->scratch[i] = 0;
+			continue;
+		}
+		p->scratch[i] = profile_xlate(p, names, sl->name);
+		profile_xlate_frame(p, names, ft, sl, p->scratch[i]);
+		if (id >= p->xloccap) {
+			for (cap = p->xloccap ? p->xloccap : 1024; cap <= id;
+			    cap *= 2)
 				;
-			p->xlate = xreallocarray(p->xlate, cap,
-			    sizeof(*p->xlate));
-			memset(p->xlate + p->xlatecap, 0,
-			    (cap - p->xlatecap) * sizeof(*p->xlate));
-			p->xlatecap = cap;
+			p->xloc = xreallocarray(p->xloc, cap,
+			    sizeof(*p->xloc));
+			memset(p->xloc + p->xloccap, 0,
+			    (cap - p->xloccap) * sizeof(*p->xloc));
+			p->xloccap = cap;
 		}
-		if (p->xlate[id] == 0) {
-			name = intern_name(names, id);
-			p->xlate[id] = intern_add(p->strs, name != NULL ?
-			    name : "") + 1;
-		}
-		p->scratch[i] = p->xlate[id] - 1;
+		p->xloc[id] = p->scratch[i] + 1;
 	}
 	for (i = 0; i < 2 * nl; i++)
 		p->scratch[n + i] = intern_add(p->strs, labels[i] != NULL ?
@@ -349,6 +465,8 @@ profile_bytes(const struct profile *p)
 	    p->framecap * sizeof(*p->frames) +
 	    p->scratchcap * sizeof(*p->scratch) +
 	    p->xlatecap * sizeof(*p->xlate) +
+	    p->xmapcap * sizeof(*p->xmap) + frametab_bytes(p->frames_info) +
+	    p->xloccap * sizeof(*p->xloc) + p->locofcap * sizeof(*p->locof) +
 	    p->nlabels * sizeof(*p->labels);
 	for (i = 0; i < p->nlabels; i++)
 		n += strlen(p->labels[i].name) + strlen(p->labels[i].value) + 2;
@@ -480,6 +598,25 @@ profile_label_set(struct profile *p, const char *name, const char *value)
 	p->labels[p->nlabels].name = xstrdup(name);
 	p->labels[p->nlabels].value = xstrdup(value);
 	p->nlabels++;
+}
+
+/* The pprof details of the frame named by string id, or NULL. */
+const struct frametab_frame *
+profile_frame(const struct profile *p, uint32_t id)
+{
+	const struct frametab_loc	*l;
+
+	if (id >= p->locofcap || p->locof[id] == 0 ||
+	    (l = frametab_loc(p->frames_info, p->locof[id] - 1)) == NULL)
+		return NULL;
+	return &l->f;
+}
+
+/* Their mappings, numbered as profile_frame() gives them. */
+const struct frametab *
+profile_frames(const struct profile *p)
+{
+	return p->frames_info;
 }
 
 const char *

@@ -16,6 +16,8 @@ enum profile_type {
 	PROFILE_TYPE_OFFCPU = 1,	/* value: nanoseconds */
 };
 
+struct frametab;
+struct frametab_frame;
 struct intern;
 struct profile;
 
@@ -45,10 +47,13 @@ void		 profile_add_labels(struct profile *, const char *const *,
 size_t		 profile_add_stack(struct profile *, const char *const *,
 		    size_t, uint64_t);
 void		 profile_stack_sub(struct profile *, size_t, uint64_t);
-/* The same, the frames as ids of names interned elsewhere. */
+/*
+ * The same, the frames as ids of names interned elsewhere, or of the
+ * locations of a frametab (not NULL), with their pprof details.
+ */
 void		 profile_add_ids(struct profile *, const struct intern *,
-		    const uint32_t *, size_t, uint64_t, const char *const *,
-		    size_t);
+		    const struct frametab *, const uint32_t *, size_t,
+		    uint64_t, const char *const *, size_t);
 uint64_t	 profile_total(const struct profile *);
 size_t		 profile_nstacks(const struct profile *);
 size_t		 profile_bytes(const struct profile *);	/* held, about */
@@ -74,6 +79,10 @@ const uint32_t	*profile_stack(const struct profile *, size_t, size_t *,
 size_t		 profile_nlabels(const struct profile *);
 const uint32_t	*profile_stack_labels(const struct profile *, size_t,
 		    size_t *);
+/* The pprof details of a frame by its string id, and the mappings. */
+const struct frametab_frame *profile_frame(const struct profile *,
+		    uint32_t);
+const struct frametab *profile_frames(const struct profile *);
 const char	*profile_label_name(const struct profile *, size_t);
 const char	*profile_label_value(const struct profile *, size_t);
 

@@ -76,6 +76,8 @@ struct python {
 	size_t			 nrefused;
 	struct pysym_stats	 gone;	/* of closed processes */
 	char			 name[PYTHON_NAME_MAX];
+	char			 func[PYTHON_NAME_MAX];
+	struct python_where	 where;		/* of name */
 	struct profile_pystack	 stack;		/* one, read from BPF */
 	struct profile_stack	 native;
 	struct stacks		*stacks;	/* as samples name them */
@@ -410,6 +412,7 @@ python_frame_name(struct python *py, struct python_proc *pp,
 	int			 line;
 
 	py->st.frames++;
+	memset(&py->where, 0, sizeof(py->where));
 	if (pp == NULL || (c = pysym_code(pp->sym, f->code, f->check)) ==
 	    NULL) {
 		py->st.unnamed++;
@@ -422,9 +425,15 @@ python_frame_name(struct python *py, struct python_proc *pp,
 	line = pysym_code_line(pp->sym, c, f->lasti);
 	if (line < 0)
 		line = c->firstlineno;
+	snprintf(py->func, sizeof(py->func), "%s%s%s", cls != NULL ? cls : "",
+	    cls != NULL ? "." : "", c->name);
+	/* pprof's: the function, its file, the line when names have it. */
+	py->where.func = py->func;
+	py->where.file = c->filename;
+	if (py->path != CONFIG_PYTHON_PATH_NONE && py->lines)
+		py->where.line = line;
 	if (py->path == CONFIG_PYTHON_PATH_NONE)
-		snprintf(py->name, sizeof(py->name), "%s%s%s", cls != NULL ?
-		    cls : "", cls != NULL ? "." : "", c->name);
+		snprintf(py->name, sizeof(py->name), "%s", py->func);
 	else if (py->lines)
 		snprintf(py->name, sizeof(py->name), "%s%s%s (%s:%d)",
 		    cls != NULL ? cls : "", cls != NULL ? "." : "", c->name,
@@ -436,6 +445,13 @@ python_frame_name(struct python *py, struct python_proc *pp,
 	return py->name;
 }
 
+/* What the last python_frame_name() named, for pprof. */
+const struct python_where *
+python_frame_where(const struct python *py)
+{
+	return py->where.func != NULL ? &py->where : NULL;
+}
+
 /*
  * The names of a Python stack, outermost first, to cb: "[truncated]"
  * first if the walker stopped short.  -1 if the stack is not held (its
@@ -443,10 +459,11 @@ python_frame_name(struct python *py, struct python_proc *pp,
  */
 int
 python_stack_names(struct python *py, struct python_proc *pp, uint64_t id,
-    void (*cb)(const char *, void *), void *arg)
+    void (*cb)(const char *, const struct python_where *, void *), void *arg)
 {
 	const struct profile_py_frame	*f;
 	const uint64_t			*w;
+	const char			*name;
 	size_t				 nw, n, i;
 	uint32_t			 flags;
 
@@ -454,9 +471,11 @@ python_stack_names(struct python *py, struct python_proc *pp, uint64_t id,
 	    python_stack_frames(w, nw, &f, &n, &flags) == -1)
 		return -1;
 	if (flags & PROFILE_PY_F_TRUNCATED)
-		cb("[truncated]", arg);
-	for (i = n; i-- > 0;)
-		cb(python_frame_name(py, pp, &f[i]), arg);
+		cb("[truncated]", NULL, arg);
+	for (i = n; i-- > 0;) {
+		name = python_frame_name(py, pp, &f[i]);
+		cb(name, python_frame_where(py), arg);
+	}
 	return 0;
 }
 

@@ -88,19 +88,29 @@ int		 python_stack_frames(const uint64_t *, size_t,
 /* The words of a BPF value worth keeping (stacks.c's length). */
 size_t		 python_stack_words(const uint64_t *, size_t);
 
+/* What a frame is, for pprof. */
+struct python_where {
+	const char	*func;		/* the qualname, with its class */
+	const char	*file;		/* co_filename */
+	int		 line;		/* 0: not in the names */
+};
+
 /*
  * The name of a frame, "qualname (file:line)" as configured.  Never
- * NULL; valid until the next call.
+ * NULL; valid until the next call.  What it is: NULL when it names no
+ * code object.
  */
 const char	*python_frame_name(struct python *, struct python_proc *,
 		    const struct profile_py_frame *);
+const struct python_where *python_frame_where(const struct python *);
 
 /*
  * The names of a stack of the Python stacks map, outermost first, to
- * the callback; -1 if the map no longer holds it.
+ * the callback, with what they are; -1 if the map no longer holds it.
  */
 int		 python_stack_names(struct python *, struct python_proc *,
-		    uint64_t, void (*)(const char *, void *), void *);
+		    uint64_t, void (*)(const char *,
+		    const struct python_where *, void *), void *);
 
 void		 python_round_end(struct python *);
 void		 python_stats(struct python *, struct python_stats *);

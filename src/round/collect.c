@@ -99,6 +99,7 @@ collect_entry(struct collect *c, const struct config *conf,
 	const uint32_t		*ids;
 	struct pids_proc	*proc;
 	struct profile		*p;
+	struct stacknames	*sn;
 	char			 pidbuf[16], tname[PROFILE_COMM_LEN];
 	size_t			 nframes, nl;
 	uint32_t		 kind = key->kind;
@@ -126,9 +127,9 @@ collect_entry(struct collect *c, const struct config *conf,
 		labels[nl++ * 2 + 1] = pids_thread_name(c->pids, key->pid,
 		    key->tid, tname, sizeof(tname));
 	}
-	profile_add_ids(p, stacknames_names(collect_stack_names(c->stack)),
-	    ids, nframes, val,
-	    labels, nl);
+	sn = collect_stack_names(c->stack);
+	profile_add_ids(p, stacknames_names(sn), stacknames_frames(sn), ids,
+	    nframes, val, labels, nl);
 	if (kind == PROFILE_KIND_CPU)
 		c->samples += val;
 	else

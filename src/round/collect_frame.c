@@ -14,9 +14,11 @@
  * mapping, kernel addresses kallsyms did not know) is not kept.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "collect_frame.h"
+#include "profile/frametab.h"
 #include "sym/resolve.h"
 #include "stacknames.h"
 #include "sym/symstats.h"
@@ -45,35 +47,95 @@ collect_frame_is_bpf(const char *name)
 	    (len > 6 && strcmp(name + len - 6, " [bpf]") == 0);
 }
 
+/* The build id as hex, interned; 0 for none. */
+static uint32_t
+collect_frame_build_id(struct stacknames *sn, const uint8_t *id, size_t len)
+{
+	char	 hex[2 * 64 + 1];
+	size_t	 i;
+
+	if (id == NULL || len == 0)
+		return 0;
+	if (len > 64)
+		len = 64;
+	for (i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return stacknames_intern(sn, hex);
+}
+
+/*
+ * The locations of names[0 .. n - 1], into ids: a user frame's at w
+ * (its mapping, its address in the file, the symbol as the file spells
+ * it), or a kernel frame's (w NULL) at addr, in the kernel's mapping.
+ */
+static void
+collect_frame_locs(struct stacknames *sn, const struct resolve_where *w,
+    uint64_t addr, const char *const *names, size_t n, uint32_t flags,
+    uint32_t *ids)
+{
+	struct frametab_frame	 f;
+	struct frametab_map	 m;
+	size_t			 j;
+
+	memset(&m, 0, sizeof(m));
+	memset(&f, 0, sizeof(f));
+	if (w == NULL) {
+		m.file = stacknames_intern(sn, "[kernel.kallsyms]");
+		m.limit = UINT64_MAX;
+		f.addr = addr;
+	} else if (w->path != NULL) {
+		m.start = w->start;
+		m.limit = w->limit;
+		m.offset = w->offset;
+		m.file = stacknames_intern(sn, w->path);
+		m.build_id = collect_frame_build_id(sn, w->build_id,
+		    w->build_id_len);
+		f.addr = w->addr;
+	}
+	if (!(flags & COLLECT_FRAME_UNKNOWN(0)))
+		m.flags |= FRAMETAB_MAP_FUNCTIONS;
+	if (m.file != 0)
+		f.map = frametab_map_add(stacknames_frames(sn), &m);
+	/* One symbol, not a chain of Go's: its own spelling. */
+	if (w != NULL && n == 1 && w->system != NULL &&
+	    !(flags & COLLECT_FRAME_UNKNOWN(0)))
+		f.system = stacknames_intern(sn, w->system);
+	for (j = 0; j < n; j++)
+		ids[j] = stacknames_loc(sn, names[j], &f);
+}
+
 const uint32_t *
 collect_frame_name(struct stacknames *sn, struct resolve *r,
     struct resolve_proc *rp, int user, uint64_t addr, size_t *n,
     uint32_t *flags, uint32_t *scratch)
 {
-	const char	*names[COLLECT_FRAME_INLINE_MAX];
-	const uint32_t	*ids;
-	uint64_t	 unstable;
-	size_t		 j;
+	const char		*names[COLLECT_FRAME_INLINE_MAX];
+	const uint32_t		*ids;
+	struct resolve_where	 w;
+	uint64_t		 unstable;
+	size_t			 j;
 
 	if ((ids = stacknames_frame_get(sn, collect_frame_gen(r, rp, user),
 	    addr, n, flags)) != NULL)
 		return ids;
 	unstable = resolve_unstable(r);
 	if (user)
-		*n = resolve_user_frames(r, rp, addr, names,
-		    COLLECT_FRAME_INLINE_MAX);
+		*n = resolve_user_frames_where(r, rp, addr, names,
+		    COLLECT_FRAME_INLINE_MAX, &w);
 	else {
 		names[0] = resolve_kernel(r, addr);
 		*n = 1;
 	}
 	*flags = 0;
-	for (j = 0; j < *n; j++) {
-		scratch[j] = stacknames_intern(sn, names[j]);
+	for (j = 0; j < *n; j++)
 		if (user && symstats_is_unknown(names[j]))
 			*flags |= COLLECT_FRAME_UNKNOWN(j);
-	}
 	if (!user && collect_frame_is_bpf(names[0]))
 		*flags |= COLLECT_FRAME_BPF;
+	/* Not one of the user flags: only the kernel's mapping has it. */
+	collect_frame_locs(sn, user ? &w : NULL, addr, names, *n,
+	    *flags | (!user && symstats_is_unknown(names[0]) ?
+	    COLLECT_FRAME_UNKNOWN(0) : 0), scratch);
 	/* The generation after naming: a re-read of the maps made one. */
 	if (resolve_unstable(r) == unstable)
 		stacknames_frame_put(sn, collect_frame_gen(r, rp, user), addr,

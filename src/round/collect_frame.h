@@ -23,7 +23,8 @@ uint64_t	 collect_frame_gen(const struct resolve *,
 		    const struct resolve_proc *, int);
 /*
  * The names of the frame at addr of rp (user), or of the kernel, as
- * ids of sn: *n of them, outermost first, and their COLLECT_FRAME_
+ * location ids of sn (a name with its mapping and address, for pprof):
+ * *n of them, outermost first, and their COLLECT_FRAME_
  * flags.  Valid until the next call with the same scratch (room for
  * COLLECT_FRAME_INLINE_MAX ids).
  */

@@ -20,6 +20,7 @@
 #include "collect_frame.h"
 #include "collect_stack.h"
 #include "pids.h"
+#include "profile/frametab.h"
 #include "python/python.h"
 #include "sym/resolve.h"
 #include "session/session.h"
@@ -102,32 +103,52 @@ collect_stack_lost(struct collect_stack *cs)
 	return cs->lost;
 }
 
-/* Append a name to the stack being built. */
+/* Append a name, a frame of no details, to the stack being built. */
 static void
 collect_stack_add(struct collect_stack *cs, const char *name)
 {
 	if (cs->n >= COLLECT_STACK_MAX)
 		return;
-	cs->ids[cs->n++] = stacknames_intern(cs->names, name);
+	cs->ids[cs->n++] = stacknames_loc(cs->names, name, NULL);
 }
 
+/* A Python frame: its name, and its function, file and line for pprof. */
 static void
-collect_stack_add_cb(const char *name, void *arg)
+collect_stack_add_cb(const char *name, const struct python_where *w,
+    void *arg)
 {
-	collect_stack_add(arg, name);
+	struct collect_stack	*cs = arg;
+	struct frametab_frame	 f;
+
+	if (w == NULL) {
+		collect_stack_add(cs, name);
+		return;
+	}
+	if (cs->n >= COLLECT_STACK_MAX)
+		return;
+	memset(&f, 0, sizeof(f));
+	f.func = stacknames_intern(cs->names, w->func);
+	if (w->file != NULL && *w->file != '\0')
+		f.file = stacknames_intern(cs->names, w->file);
+	f.line = w->line;
+	cs->ids[cs->n++] = stacknames_loc(cs->names, name, &f);
 }
 
 /*
  * A stack's root, the process's comm: most counts of a round are of a
- * few processes, so the last one interned is checked first.  Its name
- * says whether the id is still it (names are cleared now and then).
+ * few processes, so the last one interned is checked first.  Its name,
+ * and its having no mapping, say whether the location is still it
+ * (names are cleared now and then, and a function may have its name).
  */
 static void
 collect_stack_comm(struct collect_stack *cs, const char *comm)
 {
-	if (*comm == '\0' ||
-	    strcmp(stacknames_name(cs->names, cs->comm_id), comm) != 0)
-		cs->comm_id = stacknames_intern(cs->names, comm);
+	const struct frametab_loc	*l;
+
+	l = frametab_loc(stacknames_frames(cs->names), cs->comm_id);
+	if (*comm == '\0' || l == NULL || l->f.map != 0 || l->f.file != 0 ||
+	    strcmp(stacknames_name(cs->names, l->name), comm) != 0)
+		cs->comm_id = stacknames_loc(cs->names, comm, NULL);
 	cs->ids[cs->n++] = cs->comm_id;
 }
 
@@ -154,7 +175,7 @@ collect_stack_cached(struct collect_stack *cs, const char *service,
 		symstats_known(cs->symstats, service, n - nunknown);
 		for (i = 0; i < nunknown; i++)
 			symstats_frame(cs->symstats, service,
-			    stacknames_name(cs->names, ids[n + i]));
+			    stacknames_loc_name(cs->names, ids[n + i]));
 	}
 	return 1;
 }
@@ -233,7 +254,7 @@ collect_stack_native(struct collect_stack *cs, struct pids_proc *proc,
 				continue;
 			}
 			symstats_frame(cs->symstats, service,
-			    stacknames_name(cs->names, ids[j]));
+			    stacknames_loc_name(cs->names, ids[j]));
 			if (nunknown < COLLECT_STACK_MAX)
 				cs->unknown[nunknown++] = ids[j];
 		}
@@ -258,7 +279,9 @@ collect_stack_python(struct collect_stack *cs, struct pids_proc *proc,
     const struct profile_key *key)
 {
 	const uint64_t	*ip = NULL;
-	size_t		 i, above = 0, nip = 0;
+	const uint32_t	*ids;
+	size_t		 i, j, above = 0, nip = 0, nn;
+	uint32_t	 flags;
 
 	if (python_stack_names(cs->python, proc->py, key->pystack,
 	    collect_stack_add_cb, cs) == -1) {
@@ -274,10 +297,17 @@ collect_stack_python(struct collect_stack *cs, struct pids_proc *proc,
 		above = python_proc_native_above(cs->python, proc->py, ip,
 		    nip);
 	}
-	for (i = above; i-- > 0;)
-		collect_stack_add(cs, proc->rp == NULL ? "[unknown]" :
-		    resolve_user(cs->resolve, proc->rp, i > 0 ? ip[i] - 1 :
-		    ip[i]));
+	for (i = above; i-- > 0;) {
+		if (proc->rp == NULL) {
+			collect_stack_add(cs, "[unknown]");
+			continue;
+		}
+		/* Named as any native frame: kept, with its location. */
+		ids = collect_frame_name(cs->names, cs->resolve, proc->rp, 1,
+		    i > 0 ? ip[i] - 1 : ip[i], &nn, &flags, cs->fids);
+		for (j = 0; j < nn && cs->n < COLLECT_STACK_MAX; j++)
+			cs->ids[cs->n++] = ids[j];
+	}
 }
 
 const uint32_t *

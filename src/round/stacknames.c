@@ -18,6 +18,10 @@
  * frames costs a lookup per frame, not a symbol search and an interning
  * of each name.
  *
+ * Stacks and frames are kept as lists of locations (frametab.c): the
+ * name of a frame with what pprof says of it besides, its mapping and
+ * address, so that two programs' "main" stay apart in pprof files.
+ *
  * A stack or frame unused for `rounds' rounds is dropped; past `max'
  * stacks or frames, or STACKNAMES_NAME_BYTES of names, everything is
  * (names are never freed one by one: their ids must stay valid while a
@@ -28,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/frametab.h"
 #include "util/intern.h"
 #include "util/log.h"
 #include "stacknames.h"
@@ -44,6 +49,7 @@ struct stacknames {
 	uint64_t		 round;
 
 	struct intern		*names;
+	struct frametab		*frames_info;	/* pprof details, by name */
 
 	struct stacknames_tab	 stacks;	/* by (gen, stack id) */
 	uint8_t			*seen;		/* round put, low bits */
@@ -60,6 +66,9 @@ stacknames_create(unsigned int rounds, size_t max)
 	sn = xcalloc(1, sizeof(*sn));
 	stacknames_configure(sn, rounds, max);
 	sn->names = intern_create();
+	/* Name id 0 is "": a location's strings use it for none. */
+	intern_add(sn->names, "");
+	sn->frames_info = frametab_create();
 	stacknames_tab_init(&sn->stacks);
 	stacknames_tab_init(&sn->frames);
 	sn->seen = xcalloc(1U << STACKNAMES_SEEN_SHIFT, sizeof(*sn->seen));
@@ -82,6 +91,7 @@ stacknames_free(struct stacknames *sn)
 	stacknames_tab_free(&sn->stacks);
 	stacknames_tab_free(&sn->frames);
 	intern_free(sn->names);
+	frametab_free(sn->frames_info);
 	free(sn->seen);
 	free(sn);
 }
@@ -105,6 +115,31 @@ const struct intern *
 stacknames_names(const struct stacknames *sn)
 {
 	return sn->names;
+}
+
+/* The locations: frames named, with their pprof details. */
+struct frametab *
+stacknames_frames(const struct stacknames *sn)
+{
+	return sn->frames_info;
+}
+
+uint32_t
+stacknames_loc(struct stacknames *sn, const char *name,
+    const struct frametab_frame *f)
+{
+	return frametab_loc_add(sn->frames_info, intern_add(sn->names, name),
+	    f);
+}
+
+const char *
+stacknames_loc_name(const struct stacknames *sn, uint32_t id)
+{
+	const struct frametab_loc	*l;
+
+	if ((l = frametab_loc(sn->frames_info, id)) == NULL)
+		return "";
+	return stacknames_name(sn, l->name);
 }
 
 const uint32_t *
@@ -181,6 +216,8 @@ stacknames_clear(struct stacknames *sn)
 	stacknames_tab_clear(&sn->stacks);
 	stacknames_tab_clear(&sn->frames);
 	intern_clear(sn->names);
+	intern_add(sn->names, "");
+	frametab_clear(sn->frames_info);
 	sn->cleared++;
 }
 
@@ -205,9 +242,10 @@ stacknames_stats(const struct stacknames *sn, struct stacknames_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->stacks = sn->stacks.count;
 	st->frames = sn->frames.count;
-	st->names = intern_count(sn->names);
+	st->names = intern_count(sn->names) - 1;	/* not "" */
 	st->bytes = stacknames_tab_bytes(&sn->stacks) +
 	    stacknames_tab_bytes(&sn->frames) + intern_bytes(sn->names) +
+	    frametab_bytes(sn->frames_info) +
 	    (1U << STACKNAMES_SEEN_SHIFT) * sizeof(*sn->seen);
 	st->hits = sn->stacks.hits;
 	st->misses = sn->stacks.misses;

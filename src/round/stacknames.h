@@ -7,13 +7,15 @@
 /*
  * The names of stacks, kept across rounds.  Frame names are interned:
  * a name is a 32-bit id, the same for the daemon's whole life (until
- * stacknames_clear()).  A stack that was named is kept as the list of
- * its names' ids under a generation (of a process's mappings, or of the
- * kernel's symbols) and its stack id, so that a stack seen again is
- * neither read from BPF nor named again.  So is a frame, under a
- * generation and its address.
+ * stacknames_clear()); so is a location, a name with its details.  A
+ * stack that was named is kept as the list of its locations' ids under
+ * a generation (of a process's mappings, or of the kernel's symbols)
+ * and its stack id, so that a stack seen again is neither read from BPF
+ * nor named again.  So is a frame, under a generation and its address.
  */
 
+struct frametab;
+struct frametab_frame;
 struct intern;
 struct stacknames;
 
@@ -37,6 +39,14 @@ uint32_t	 stacknames_intern(struct stacknames *, const char *);
 const char	*stacknames_name(const struct stacknames *, uint32_t);
 /* The names as an intern table: ids are the same. */
 const struct intern *stacknames_names(const struct stacknames *);
+/*
+ * Frames as locations (frametab.h): a name and its pprof details (NULL:
+ * none) as an id, and its name.  Stacks and frames are kept as such.
+ */
+struct frametab	*stacknames_frames(const struct stacknames *);
+uint32_t	 stacknames_loc(struct stacknames *, const char *,
+		    const struct frametab_frame *);
+const char	*stacknames_loc_name(const struct stacknames *, uint32_t);
 
 /*
  * The names of stack id under generation gen: *n ids, outermost first;

@@ -151,13 +151,42 @@ resolve_unknown(struct resolve *r, const char *module, uint64_t off,
 	return "[unknown]";
 }
 
+/* Where the frame at file offset off of mapping e is, f its table. */
+static void
+resolve_where_fill(struct resolve_where *w, const struct procmaps_entry *e,
+    struct symcache_file *f, uint64_t off)
+{
+	uint64_t	 vaddr;
+
+	if (e->kind == PROCMAPS_ANON)
+		return;
+	w->path = e->path;
+	w->start = e->offset;
+	w->limit = e->offset + (e->end - e->start);
+	w->offset = e->offset;
+	w->addr = off;
+	if (f == NULL)
+		return;
+	w->build_id = symcache_file_build_id(f, &w->build_id_len);
+	if (symcache_file_vaddr(f, off, &vaddr) == 0 &&
+	    vaddr >= off - e->offset) {
+		/* A mapping is linear: its start is as far before. */
+		w->start = vaddr - (off - e->offset);
+		w->limit = w->start + (e->end - e->start);
+		w->addr = vaddr;
+	}
+	w->system = symcache_system_name(f, w->addr);
+}
+
 /*
  * Name the frame at addr into names (max of them; chain: Go's inlined
  * calls too, else only the innermost name).  How many, at least 1.
+ * Where it is into w, if not NULL.
  */
 static size_t
 resolve_user_names(struct resolve *r, struct resolve_proc *rp,
-    uint64_t addr, const char **names, size_t max, int chain)
+    uint64_t addr, const char **names, size_t max, int chain,
+    struct resolve_where *w)
 {
 	const struct procmaps_entry	*e;
 	struct symcache_file		*f;
@@ -194,6 +223,8 @@ resolve_user_names(struct resolve *r, struct resolve_proc *rp,
 		symcache_put(r->cache, f);
 		f = rp->files[i];
 	}
+	if (w != NULL)
+		resolve_where_fill(w, e, f, off);
 	if (f != NULL) {
 		if (!chain) {
 			if ((names[0] = symcache_symbol(r->cache, f, off)) !=
@@ -225,7 +256,7 @@ resolve_user(struct resolve *r, struct resolve_proc *rp, uint64_t addr)
 {
 	const char	*name;
 
-	resolve_user_names(r, rp, addr, &name, 1, 0);
+	resolve_user_names(r, rp, addr, &name, 1, 0, NULL);
 	return name;
 }
 
@@ -235,7 +266,17 @@ resolve_user_frames(struct resolve *r, struct resolve_proc *rp,
 {
 	if (max == 0)
 		return 0;
-	return resolve_user_names(r, rp, addr, names, max, 1);
+	return resolve_user_names(r, rp, addr, names, max, 1, NULL);
+}
+
+size_t
+resolve_user_frames_where(struct resolve *r, struct resolve_proc *rp,
+    uint64_t addr, const char **names, size_t max, struct resolve_where *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (max == 0)
+		return 0;
+	return resolve_user_names(r, rp, addr, names, max, 1, w);
 }
 
 static void

@@ -70,6 +70,23 @@ const char	*resolve_file(struct resolve *, const char *, uint64_t);
  */
 size_t		 resolve_user_frames(struct resolve *, struct resolve_proc *,
 		    uint64_t, const char **, size_t);
+/*
+ * Where a user frame is, for pprof: the file mapped there, that
+ * mapping and the frame's address in the file's terms (its ELF virtual
+ * addresses where the file's segments say, else its offsets), and the
+ * symbol as the file has it.  Strings valid until the next call.
+ */
+struct resolve_where {
+	const char	*path;		/* NULL: in no file */
+	uint64_t	 start, limit, offset;	/* the mapping */
+	uint64_t	 addr;
+	const uint8_t	*build_id;
+	size_t		 build_id_len;
+	const char	*system;	/* NULL: no symbol */
+};
+size_t		 resolve_user_frames_where(struct resolve *,
+		    struct resolve_proc *, uint64_t, const char **, size_t,
+		    struct resolve_where *);
 size_t		 resolve_file_frames(struct resolve *, const char *, uint64_t,
 		    const char **, size_t);
 

@@ -488,6 +488,24 @@ symcache_symbol_vaddr(struct symcache *c, struct symcache_file *f,
 }
 
 /*
+ * The symbol at an ELF virtual address as the file has it, not
+ * demangled (pprof's system_name), or NULL.  Go's are never mangled.
+ */
+const char *
+symcache_system_name(const struct symcache_file *f, uint64_t vaddr)
+{
+	const struct symtab_sym	*s;
+	const char		*name;
+
+	if (f->sf.go != NULL &&
+	    (name = gopclntab_lookup(f->sf.go, vaddr)) != NULL)
+		return name;
+	if ((s = symtab_find(f->sf.symtab, vaddr)) == NULL)
+		return NULL;
+	return symtab_name(f->sf.symtab, s);
+}
+
+/*
  * The functions at an ELF virtual address, outermost first (Go's
  * inlined calls); how many went into names, 0 if none.
  */

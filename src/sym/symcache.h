@@ -39,6 +39,8 @@ const char	*symcache_symbol(struct symcache *, struct symcache_file *,
 		    uint64_t);
 const char	*symcache_symbol_vaddr(struct symcache *,
 		    struct symcache_file *, uint64_t);
+const char	*symcache_system_name(const struct symcache_file *,
+		    uint64_t);
 size_t		 symcache_frames(struct symcache *, struct symcache_file *,
 		    uint64_t, const char **, size_t);
 int		 symcache_file_offset(const struct symcache_file *, uint64_t,

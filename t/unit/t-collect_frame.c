@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profile/frametab.h"
 #include "round/collect_frame.h"
 #include "sym/resolve.h"
 #include "config.h"
@@ -21,6 +22,25 @@
 #include "tap.h"
 
 int	cf_target(int);
+
+/* The start of our mapping of addr, from /proc/self/maps; 0 if none. */
+static uint64_t
+mstart(uint64_t addr)
+{
+	FILE			*f;
+	unsigned long long	 s, e;
+	char			 line[512];
+	uint64_t		 r = 0;
+
+	if ((f = fopen("/proc/self/maps", "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%llx-%llx", &s, &e) == 2 && s <= addr &&
+		    addr < e)
+			r = s;
+	fclose(f);
+	return r;
+}
 
 __attribute__((noinline)) int
 cf_target(int x)
@@ -58,6 +78,8 @@ main(void)
 	struct resolve_stats	 st;
 	const uint32_t		*ids;
 	uint32_t		 scratch[COLLECT_FRAME_INLINE_MAX], flags, id;
+	const struct frametab_loc *loc;
+	const struct frametab_map *fm;
 	uint64_t		 a, gen, gen2, frames, kaddr;
 	size_t			 n, i;
 	void			*m;
@@ -81,9 +103,21 @@ main(void)
 
 	a = (uintptr_t)&cf_target + 1;
 	ids = collect_frame_name(sn, r, rp, 1, a, &n, &flags, scratch);
-	ok(n == 1 && strcmp(stacknames_name(sn, ids[0]), "cf_target") == 0 &&
-	    flags == 0, "a function of ours: its name, known");
+	ok(n == 1 && strcmp(stacknames_loc_name(sn, ids[0]), "cf_target") ==
+	    0 && flags == 0, "a function of ours: its name, known");
 	id = ids[0];
+	loc = frametab_loc(stacknames_frames(sn), id);
+	fm = loc != NULL ? frametab_map(stacknames_frames(sn), loc->f.map) :
+	    NULL;
+	ok(fm != NULL && strstr(stacknames_name(sn, fm->file),
+	    "t-collect_frame") != NULL && (fm->flags &
+	    FRAMETAB_MAP_FUNCTIONS) && fm->start <= loc->f.addr &&
+	    loc->f.addr < fm->limit && loc->f.addr != a &&
+	    loc->f.addr - fm->start == a - mstart(a),
+	    "its location: our file's mapping, the address in the file");
+
+	ok(loc != NULL && strcmp(stacknames_name(sn, loc->f.system),
+	    "cf_target") == 0, "the symbol as the file spells it");
 	ok(stacknames_frame_get(sn, gen, a, &n, &flags) != NULL,
 	    "kept under the process's generation and the address");
 	resolve_stats(r, &st);
@@ -95,8 +129,8 @@ main(void)
 
 	/* An address in no mapping: a library may come; not kept. */
 	ids = collect_frame_name(sn, r, rp, 1, 0x10, &n, &flags, scratch);
-	ok(n == 1 && strcmp(stacknames_name(sn, ids[0]), "[unknown]") == 0 &&
-	    (flags & COLLECT_FRAME_UNKNOWN(0)), "no mapping: [unknown]");
+	ok(n == 1 && strcmp(stacknames_loc_name(sn, ids[0]), "[unknown]") ==
+	    0 && (flags & COLLECT_FRAME_UNKNOWN(0)), "no mapping: [unknown]");
 	ok(stacknames_frame_get(sn, collect_frame_gen(r, rp, 1), 0x10, &n,
 	    &flags) == NULL, "a name that may change is not kept");
 
@@ -115,8 +149,8 @@ main(void)
 	ids = collect_frame_name(sn, r, rp, 1, a, &n, &flags, scratch);
 	gen2 = collect_frame_gen(r, rp, 1);
 	ok(gen2 != gen, "a new mapping: another generation");
-	ok(n == 1 && strstr(stacknames_name(sn, ids[0]), "t-collect_frame") !=
-	    NULL, "named in the new mapping");
+	ok(n == 1 && strstr(stacknames_loc_name(sn, ids[0]),
+	    "t-collect_frame") != NULL, "named in the new mapping");
 	ok(stacknames_frame_get(sn, gen2, a, &n, &flags) != NULL,
 	    "kept under the new generation");
 	ok(stacknames_frame_get(sn, gen2, (uintptr_t)&cf_target + 1, &n,

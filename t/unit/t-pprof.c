@@ -15,10 +15,12 @@
 
 #include <zlib.h>
 
+#include "profile/frametab.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
 #include "profile/profile.pb-c.h"
 #include "tap.h"
+#include "util/intern.h"
 
 #define PERIOD		10000000ULL		/* 100 Hz */
 #define T0		1764670500000000000LL	/* 2025-12-02T10:15:00Z */
@@ -254,9 +256,15 @@ test_cpu(void)
 	is_int(pb->n_sample, 5, "one sample per distinct stack");
 	good = 1;
 	for (i = 0; i < pb->n_sample; i++)
-		if (pb->sample[i]->n_value != 1 || pb->sample[i]->n_label != 0)
+		if (pb->sample[i]->n_value != 1 ||
+		    pb->sample[i]->n_label != 2 ||
+		    strcmp(str(pb, pb->sample[i]->label[0]->key),
+		    "service_name") != 0 ||
+		    strcmp(str(pb, pb->sample[i]->label[0]->str), "web") != 0 ||
+		    strcmp(str(pb, pb->sample[i]->label[1]->key), "env") != 0 ||
+		    strcmp(str(pb, pb->sample[i]->label[1]->str), "prod") != 0)
 			good = 0;
-	ok(good, "one value per sample");
+	ok(good, "one value per sample, the target's labels as its own");
 	s = fold(pb);
 	is_str(s, cpu_folded, "stacks leaf first, values samples * period");
 	free(s);
@@ -287,8 +295,8 @@ test_offcpu(void)
 	    "sample type offcpu");
 	is_str(str(pb, pb->sample_type[0]->unit), "nanoseconds",
 	    "unit nanoseconds");
-	is_str(str(pb, pb->period_type->type), "offcpu", "period type");
-	is_int(pb->period, 1, "no period given: 1");
+	ok(pb->period_type == NULL, "no period type, as Alloy's");
+	is_int(pb->period, 0, "no period");
 	is_int(pb->n_comment, 0, "no labels, no comments");
 	s = fold(pb);
 	is_str(s, "sleep;nanosleep 26500000000\nsleep;read 7\n",
@@ -303,12 +311,188 @@ test_offcpu(void)
 	ok(pb != NULL, "empty offcpu profile: unpacked");
 	if (pb == NULL)
 		return;
-	is_int(pb->period, 1000, "period given: kept");
+	ok(pb->period_type == NULL && pb->period == 0,
+	    "period given: not written either");
 	is_int(pb->n_sample, 0, "no samples");
 	is_int(pb->n_function, 0, "no functions");
 	perftools__profiles__profile__free_unpacked(pb, NULL);
 	free(gz);
 	profile_free(p);
+}
+
+/* The location of the frame named name, or NULL. */
+static const Perftools__Profiles__Location *
+location_named(const Profile *pb, const char *name, int64_t line)
+{
+	const Perftools__Profiles__Function	*fn;
+	size_t					 i;
+
+	for (i = 0; i < pb->n_location; i++) {
+		fn = find_function(pb, pb->location[i]->line[0]->function_id);
+		if (fn != NULL && strcmp(str(pb, fn->name), name) == 0 &&
+		    pb->location[i]->line[0]->line == line)
+			return pb->location[i];
+	}
+	return NULL;
+}
+
+static const Perftools__Profiles__Mapping *
+find_mapping(const Profile *pb, uint64_t id)
+{
+	size_t	 i;
+
+	for (i = 0; i < pb->n_mapping; i++)
+		if (pb->mapping[i]->id == id)
+			return pb->mapping[i];
+	return NULL;
+}
+
+/*
+ * Frames with details, as a round gives them (names and details kept
+ * by ids of another table): mappings, addresses, mangled names, Python
+ * functions with files and lines, the kernel's mapping.
+ */
+static void
+test_rich(void)
+{
+	const Perftools__Profiles__Location	*lf, *la, *lk, *l10, *l12;
+	const Perftools__Profiles__Function	*ff, *f10, *f12;
+	const Perftools__Profiles__Mapping	*m;
+	struct intern				*names;
+	struct frametab				*ft;
+	struct frametab_map			 fm;
+	struct frametab_frame			 fr;
+	struct profile				*p;
+	Profile					*pb;
+	unsigned char				*gz;
+	size_t					 gzlen, i;
+	uint32_t				 ml, ma, mk, s1[4], s2[3];
+	uint32_t				 other;
+	int					 good;
+
+	names = intern_create();
+	ft = frametab_create();
+	intern_add(names, "");
+	memset(&fm, 0, sizeof(fm));
+	fm.start = 0x1000;
+	fm.limit = 0x5000;
+	fm.offset = 0x1000;
+	fm.file = intern_add(names, "/usr/lib/libfoo.so.1");
+	fm.build_id = intern_add(names, "abcd01");
+	fm.flags = FRAMETAB_MAP_FUNCTIONS;
+	ml = frametab_map_add(ft, &fm);
+	fm.file = intern_add(names, "/usr/bin/app");
+	fm.build_id = 0;
+	fm.flags = 0;
+	ma = frametab_map_add(ft, &fm);
+	memset(&fm, 0, sizeof(fm));
+	fm.file = intern_add(names, "[kernel.kallsyms]");
+	fm.limit = UINT64_MAX;
+	fm.flags = FRAMETAB_MAP_FUNCTIONS;
+	mk = frametab_map_add(ft, &fm);
+	is_int(frametab_map_add(ft, &fm), mk, "a mapping added again: same");
+
+	s1[0] = frametab_loc_add(ft, intern_add(names, "app"), NULL);
+	memset(&fr, 0, sizeof(fr));
+	fr.map = ma;
+	fr.addr = 0x1234;
+	s1[1] = frametab_loc_add(ft, intern_add(names, "app+0x1234"), &fr);
+	fr.map = ml;
+	fr.addr = 0x1a2b;
+	fr.system = intern_add(names, "_ZN3foo3barEv");
+	s1[2] = frametab_loc_add(ft, intern_add(names, "foo::bar()"), &fr);
+	fr.addr = 0x9999;
+	ok(frametab_loc_add(ft, intern_add(names, "foo::bar()"), &fr) ==
+	    s1[2] && frametab_loc(ft, s1[2])->f.addr == 0x1a2b,
+	    "a name in one mapping: one location, its first address");
+	fr.map = ma;
+	other = frametab_loc_add(ft, intern_add(names, "foo::bar()"), &fr);
+	ok(other != s1[2], "the same name in another mapping: another");
+	memset(&fr, 0, sizeof(fr));
+	fr.map = mk;
+	fr.addr = 0xffffffff81000000ULL;
+	s1[3] = frametab_loc_add(ft, intern_add(names, "schedule"), &fr);
+
+	s2[0] = s1[0];
+	memset(&fr, 0, sizeof(fr));
+	fr.func = intern_add(names, "Job.run");
+	fr.file = intern_add(names, "/srv/a.py");
+	fr.line = 10;
+	s2[1] = frametab_loc_add(ft, intern_add(names, "Job.run (a.py:10)"),
+	    &fr);
+	fr.line = 12;
+	s2[2] = frametab_loc_add(ft, intern_add(names, "Job.run (a.py:12)"),
+	    &fr);
+
+	p = profile_create(PROFILE_TYPE_CPU, PERIOD, T0, DURATION);
+	profile_label_set(p, "service_name", "app");
+	profile_label_set(p, "__reserved__", "x");
+	profile_label_set(p, "host.name", "box");
+	profile_label_set(p, "note", "caf\xc3\xa9");
+	profile_label_set(p, "empty", "");
+	profile_add_ids(p, names, ft, s1, 4, 3, NULL, 0);
+	profile_add_ids(p, names, ft, s2, 3, 2, NULL, 0);
+	s1[2] = other;
+	profile_add_ids(p, names, ft, s1, 4, 1, NULL, 0);
+	pb = encode_unpack(p, &gz, &gzlen);
+	ok(pb != NULL, "rich: unpacked");
+	if (pb == NULL)
+		goto out;
+	is_int(pb->n_mapping, 3, "three mappings");
+	ok(pb->n_mapping > 0 && strcmp(str(pb, pb->mapping[0]->filename),
+	    "/usr/bin/app") == 0 && pb->mapping[0]->id == 1,
+	    "the program first, for go tool pprof's main binary");
+	lf = location_named(pb, "foo::bar()", 0);
+	la = location_named(pb, "app+0x1234", 0);
+	lk = location_named(pb, "schedule", 0);
+	ok(lf != NULL && la != NULL && lk != NULL, "native locations");
+	if (lf == NULL || la == NULL || lk == NULL)
+		goto out;
+	is_int(lf->address, 0x1a2b, "address in the file's terms");
+	m = find_mapping(pb, lf->mapping_id);
+	ok(m != NULL && strcmp(str(pb, m->filename),
+	    "/usr/lib/libfoo.so.1") == 0 && m->memory_start == 0x1000 &&
+	    m->memory_limit == 0x5000 && m->file_offset == 0x1000 &&
+	    strcmp(str(pb, m->build_id), "abcd01") == 0 && m->has_functions &&
+	    !m->has_filenames && !m->has_line_numbers,
+	    "the library's mapping: range, offset, build id, flags");
+	ff = find_function(pb, lf->line[0]->function_id);
+	ok(ff != NULL && strcmp(str(pb, ff->system_name), "_ZN3foo3barEv") ==
+	    0, "system_name: the symbol as the file spells it");
+	m = find_mapping(pb, la->mapping_id);
+	ok(m != NULL && m->id == 1 && !m->has_functions && la->address ==
+	    0x1234, "an unnamed frame: the program's mapping, no functions");
+	m = find_mapping(pb, lk->mapping_id);
+	ok(m != NULL && strcmp(str(pb, m->filename), "[kernel.kallsyms]") ==
+	    0 && lk->address == 0xffffffff81000000ULL,
+	    "a kernel frame: the kernel's mapping, its address");
+	l10 = location_named(pb, "Job.run", 10);
+	l12 = location_named(pb, "Job.run", 12);
+	ok(l10 != NULL && l12 != NULL && l10 != l12,
+	    "python: a location per line");
+	if (l10 == NULL || l12 == NULL)
+		goto out;
+	f10 = find_function(pb, l10->line[0]->function_id);
+	f12 = find_function(pb, l12->line[0]->function_id);
+	ok(f10 == f12 && f10 != NULL && strcmp(str(pb, f10->filename),
+	    "/srv/a.py") == 0 && l10->mapping_id == 0,
+	    "python: one function, its file, lines on the locations");
+	good = 1;
+	for (i = 0; i < pb->n_sample; i++)
+		if (pb->sample[i]->n_label != 1 ||
+		    strcmp(str(pb, pb->sample[i]->label[0]->key),
+		    "service_name") != 0)
+			good = 0;
+	ok(good, "labels on samples, but not __names__, names Pyroscope "
+	    "would not take, values not plain ASCII, empty values");
+	is_int(pb->n_comment, 5, "all in the comments still");
+out:
+	if (pb != NULL)
+		perftools__profiles__profile__free_unpacked(pb, NULL);
+	free(gz);
+	profile_free(p);
+	frametab_free(ft);
+	intern_free(names);
 }
 
 static double
@@ -674,7 +858,7 @@ go_fold(char *text, int64_t *total)
 		else if (strcmp(line, "Mappings") == 0)
 			section = 3;
 		else if (section == 1 && strchr(line, ':') != NULL &&
-		    nsamples < 32)
+		    strstr(line, ":[") == NULL && nsamples < 32)
 			samples[nsamples++] = line;
 		else if (section == 2) {
 			id = strtol(line, &p, 10);
@@ -769,6 +953,7 @@ main(void)
 	}
 	test_cpu();
 	test_offcpu();
+	test_rich();
 	test_big();
 	test_python();
 	test_go();

@@ -291,20 +291,20 @@ test_ids(void)
 		o[i] = stacknames_intern(other, fb[i]);
 	}
 	p = profile_create(PROFILE_TYPE_CPU, 1, 0, 0);
-	profile_add_ids(p, stacknames_names(sn), a, 3, 2, NULL, 0);
+	profile_add_ids(p, stacknames_names(sn), NULL, a, 3, 2, NULL, 0);
 	profile_add(p, fa, 3, 1);
-	profile_add_ids(p, stacknames_names(sn), b, 3, 5, NULL, 0);
+	profile_add_ids(p, stacknames_names(sn), NULL, b, 3, 5, NULL, 0);
 	is_int(profile_nstacks(p), 2, "ids and names: the same stacks");
 	st = profile_stack(p, 0, &n, &v);
 	ok(n == 3 && v == 3 && strcmp(profile_string(p, st[2]), "burn_a") == 0,
 	    "added by ids then by names: summed");
-	profile_add_ids(p, stacknames_names(other), o, 3, 1, NULL, 0);
+	profile_add_ids(p, stacknames_names(other), NULL, o, 3, 1, NULL, 0);
 	st = profile_stack(p, 1, &n, &v);
 	ok(n == 3 && v == 6 && strcmp(profile_string(p, st[2]), "burn_b") == 0,
 	    "ids of another table: translated anew");
-	profile_add_ids(p, stacknames_names(sn), a, 3, 1, lab, 1);
+	profile_add_ids(p, stacknames_names(sn), NULL, a, 3, 1, lab, 1);
 	is_int(profile_nstacks(p), 3, "with labels: another stack");
-	profile_add_ids(p, stacknames_names(sn), a, 0, 1, NULL, 0);
+	profile_add_ids(p, stacknames_names(sn), NULL, a, 0, 1, NULL, 0);
 	is_int(profile_total(p), 10, "empty stack ignored");
 	profile_free(p);
 	stacknames_free(sn);
