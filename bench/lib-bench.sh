@@ -381,6 +381,8 @@ bench_bpf_stats_on () {
 	    bench_die "cannot set kernel.bpf_stats_enabled"
 	trap 'sysctl -q -w kernel.bpf_stats_enabled="$BENCH_OLD_STATS";
 	    bench_cleanup_' EXIT
+}
+
 bench_conf_default () {
 	BENCH_PORT=$((20000 + $$ % 20000))
 	sed -e "s|^listen = .*|listen = 127.0.0.1:$BENCH_PORT|" \
