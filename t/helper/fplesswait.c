@@ -206,17 +206,22 @@ pp_ping(int out, int in, long loops)
 	return i;
 }
 
-__attribute__((noinline)) int
-go_wait(void)
+/* SIGUSR1 blocked before "ready" is printed: it is waited for, not fatal. */
+static void
+go_arm(sigset_t *set)
 {
-	sigset_t	 set;
-	int		 sig = 0;
+	sigemptyset(set);
+	sigaddset(set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, set, NULL);
+}
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+__attribute__((noinline)) int
+go_wait(sigset_t *set)
+{
+	int	 sig = 0;
+
 	printf("waiting for SIGUSR1\n");
-	if (sigwait(&set, &sig) != 0)
+	if (sigwait(set, &sig) != 0)
 		return -1;
 	return sig;
 }
@@ -273,6 +278,7 @@ int
 main(int argc, char **argv)
 {
 	struct sched_param	 sp = { 1 };
+	sigset_t		 goset;
 	const char		*mode = "split";
 	pthread_t		 ts, tr;
 	double			 secs = 5;
@@ -305,8 +311,10 @@ main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (go)
+		go_arm(&goset);
 	printf("ready %d\n", (int)getpid());
-	if (go && go_wait() == -1)
+	if (go && go_wait(&goset) == -1)
 		return 1;
 	if (strcmp(mode, "pingpong") == 0)
 		return pingpong(loops);
