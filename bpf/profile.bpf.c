@@ -580,51 +580,16 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
  */
 #define TASK_READ(btf, t, f)	((btf) ? (t)->f : BPF_CORE_READ((t), f))
 
+/*
+ * Add the wait that sp holds, ended at end, and mark it closed.
+ */
 static __always_inline void
-offcpu_out(void *ctx, struct task_struct *prev, __u32 tgid, __u32 tid,
-    __u32 flags, __u64 now)
+offcpu_count(struct profile_offcpu_start *sp, __u32 tid, __u64 end)
 {
-	struct profile_offcpu_start	*sp, start = {};
-	struct profile_pid_config	*cfg;
-
-	if ((cfg = task_config_flags(tgid, flags, 1)) == NULL)
-		return;
-	/* prev is still current: its stacks are walked. */
-	if (per_thread)
-		thread_comm_note(tid);
-	start.pid = tgid;
-	start.pending = cfg->type == PROFILE_PID_UNKNOWN ||
-	    (cfg->flags & PROFILE_PID_F_PENDING) != 0;
-	if (start.pending ? collect_kernel : cfg->collect_kernel)
-		start.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR,
-		    NULL, 0);
-	if (start.pending ? collect_user : cfg->collect_user)
-		start.ustack = ustack_store(ctx, cfg, tgid);
-	/* A thread blocks in Python code: where in it. */
-	if (cfg->collect_user && cfg->type == PROFILE_PID_PYTHON)
-		start.pystack = py_stack_store(prev, tgid, start.ustack);
-	start.ts = now;
-	if ((sp = bpf_map_lookup_elem(&offcpu_start, &tid)) != NULL)
-		*sp = start;
-	else if (bpf_map_update_elem(&offcpu_start, &tid, &start,
-	    BPF_NOEXIST) != 0) {
-		stat_add(PROFILE_STAT_OFFCPU_START_FULL, 1);
-		return;
-	}
-	stat_add(PROFILE_STAT_OFFCPU_SWITCH, 1);
-}
-
-static __always_inline void
-offcpu_in(__u32 tid)
-{
-	struct profile_offcpu_start	*sp;
 	struct profile_key		 key = {};
 	__u64				 delta;
 
-	sp = bpf_map_lookup_elem(&offcpu_start, &tid);
-	if (sp == NULL || sp->ts == 0)
-		return;
-	delta = bpf_ktime_get_ns() - sp->ts;
+	delta = end > sp->ts ? end - sp->ts : 0;
 	sp->ts = 0;
 	key.pid = sp->pid;
 	key.tid = per_thread ? tid : 0;
@@ -657,6 +622,73 @@ offcpu_in(__u32 tid)
 	stat_add(PROFILE_STAT_OFFCPU_NS, delta);
 }
 
+/*
+ * The thread comes back: its wait ends now, less the CPU time it had
+ * since it blocked (ran), which is 0 unless it was switched in once
+ * already without this program seeing it (offcpu_out()).
+ */
+static __always_inline void
+offcpu_in(__u32 tid, __u64 ran)
+{
+	struct profile_offcpu_start	*sp;
+	__u64				 now;
+
+	sp = bpf_map_lookup_elem(&offcpu_start, &tid);
+	if (sp == NULL || sp->ts == 0)
+		return;
+	now = bpf_ktime_get_ns();
+	if (ran > sp->ran && ran - sp->ran < now)
+		now -= ran - sp->ran;
+	offcpu_count(sp, tid, now);
+}
+
+static __always_inline void
+offcpu_out(void *ctx, struct task_struct *prev, __u32 tgid, __u32 tid,
+    __u32 flags, __u64 now, __u64 ran)
+{
+	struct profile_offcpu_start	*sp, start = {};
+	struct profile_pid_config	*cfg;
+
+	/*
+	 * A wait still open: the thread was switched in without a
+	 * sched_switch event (this VM does not trace some switches, perf
+	 * sees the same), and has run since.  It ran ran - sp->ran of the
+	 * time since then: the wait ended that long before now.
+	 */
+	if ((sp = bpf_map_lookup_elem(&offcpu_start, &tid)) != NULL &&
+	    sp->ts != 0) {
+		stat_add(PROFILE_STAT_OFFCPU_UNSEEN_IN, 1);
+		offcpu_count(sp, tid, ran > sp->ran && ran - sp->ran < now ?
+		    now - (ran - sp->ran) : now);
+	}
+	if ((cfg = task_config_flags(tgid, flags, 1)) == NULL)
+		return;
+	/* prev is still current: its stacks are walked. */
+	if (per_thread)
+		thread_comm_note(tid);
+	start.pid = tgid;
+	start.pending = cfg->type == PROFILE_PID_UNKNOWN ||
+	    (cfg->flags & PROFILE_PID_F_PENDING) != 0;
+	if (start.pending ? collect_kernel : cfg->collect_kernel)
+		start.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR,
+		    NULL, 0);
+	if (start.pending ? collect_user : cfg->collect_user)
+		start.ustack = ustack_store(ctx, cfg, tgid);
+	/* A thread blocks in Python code: where in it. */
+	if (cfg->collect_user && cfg->type == PROFILE_PID_PYTHON)
+		start.pystack = py_stack_store(prev, tgid, start.ustack);
+	start.ts = now;
+	start.ran = ran;
+	if (sp != NULL)
+		*sp = start;
+	else if (bpf_map_update_elem(&offcpu_start, &tid, &start,
+	    BPF_NOEXIST) != 0) {
+		stat_add(PROFILE_STAT_OFFCPU_START_FULL, 1);
+		return;
+	}
+	stat_add(PROFILE_STAT_OFFCPU_SWITCH, 1);
+}
+
 static __always_inline int
 offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
     struct task_struct *next, unsigned int prev_state, const int btf)
@@ -666,8 +698,10 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 	if (!preempt && (prev_state & offcpu_states) != 0 &&
 	    (tgid = TASK_READ(btf, prev, tgid)) != 0)
 		offcpu_out(ctx, prev, tgid, TASK_READ(btf, prev, pid),
-		    TASK_READ(btf, prev, flags), bpf_ktime_get_ns());
-	offcpu_in(TASK_READ(btf, next, pid));
+		    TASK_READ(btf, prev, flags), bpf_ktime_get_ns(),
+		    TASK_READ(btf, prev, se.sum_exec_runtime));
+	offcpu_in(TASK_READ(btf, next, pid),
+	    TASK_READ(btf, next, se.sum_exec_runtime));
 	return 0;
 }
 
@@ -734,15 +768,25 @@ SEC("raw_tp/sched_process_exit")
 int
 on_exit(void *ctx)
 {
-	struct task_struct	*task;
-	__u64			 id;
-	__u32			 tid, pid;
+	struct profile_offcpu_start	*sp;
+	struct task_struct		*task;
+	__u64				 id, now, ran;
+	__u32				 tid, pid;
 
 	id = bpf_get_current_pid_tgid();
 	tid = (__u32)id;
 	pid = id >> 32;
-	bpf_map_delete_elem(&offcpu_start, &tid);
 	task = (struct task_struct *)bpf_get_current_task();
+	/* A wait whose end went untraced (offcpu_out()) ends here. */
+	if ((sp = bpf_map_lookup_elem(&offcpu_start, &tid)) != NULL &&
+	    sp->ts != 0) {
+		stat_add(PROFILE_STAT_OFFCPU_UNSEEN_IN, 1);
+		now = bpf_ktime_get_ns();
+		ran = BPF_CORE_READ(task, se.sum_exec_runtime);
+		offcpu_count(sp, tid, ran > sp->ran && ran - sp->ran < now ?
+		    now - (ran - sp->ran) : now);
+	}
+	bpf_map_delete_elem(&offcpu_start, &tid);
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
 	bpf_map_delete_elem(&uw_procs, &pid);

@@ -140,6 +140,7 @@ struct profile_event {
  */
 struct profile_offcpu_start {
 	__u64	ts;
+	__u64	ran;		/* the thread's CPU time (sum_exec_runtime) */
 	__u64	kstack;
 	__u64	ustack;
 	__u64	pystack;
@@ -176,6 +177,7 @@ enum profile_stat {
 	PROFILE_STAT_PY_READ_ERR,	/* Python frame read failed */
 	PROFILE_STAT_PY_TRUNCATED,	/* deeper than [python] depth */
 	PROFILE_STAT_PY_STACKS_FULL,	/* pystacks map full: stack lost */
+	PROFILE_STAT_OFFCPU_UNSEEN_IN,	/* wait ended by an untraced switch */
 	PROFILE_STAT_MAX
 };
 

@@ -497,6 +497,7 @@ session_stat_name(int stat)
 		[PROFILE_STAT_PY_READ_ERR] = "py_read_err",
 		[PROFILE_STAT_PY_TRUNCATED] = "py_truncated",
 		[PROFILE_STAT_PY_STACKS_FULL] = "py_stacks_full",
+		[PROFILE_STAT_OFFCPU_UNSEEN_IN] = "offcpu_unseen_in",
 	};
 
 	if (stat < 0 || stat >= PROFILE_STAT_MAX || names[stat] == NULL)
