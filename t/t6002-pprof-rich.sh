@@ -22,67 +22,8 @@ test_lazy_prereq PPROF_FORMAT '
 	NODE_PATH=$(npm root -g 2>/dev/null) node -e "require(\"pprof-format\")"
 '
 
-# No network: std only, caches in the trash directory.
-GOCACHE=$TRASH_DIRECTORY/gocache
-GOPATH=$TRASH_DIRECTORY/gopath
-GOFLAGS=-mod=mod
-GO111MODULE=off
-GOTOOLCHAIN=local
-export GOCACHE GOPATH GOFLAGS GO111MODULE GOTOOLCHAIN
-
 test_expect_success GO 'a stripped Go workload' '
-	cat >g6002.go <<-\EOF &&
-	package main
-
-	import (
-		"os"
-		"strconv"
-		"syscall"
-	)
-
-	//go:noinline
-	func spinGo6002(n int) int {
-		s := 0
-		for i := 0; i < n; i++ {
-			s += i * 7
-		}
-		return s
-	}
-
-	func mixGo6002(n int) int {
-		for i := 0; i < 16; i++ {
-			n = n*3 + i
-		}
-		return n
-	}
-
-	//go:noinline
-	func stirGo6002(n int) int {
-		s := 0
-		for i := 0; i < n; i++ {
-			s += mixGo6002(i) ^ s
-		}
-		return s
-	}
-
-	func cpu() float64 {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return float64(ru.Utime.Sec+ru.Stime.Sec) +
-			float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-	}
-
-	func main() {
-		secs, _ := strconv.ParseFloat(os.Args[1], 64)
-		s := 0
-		for cpu() < secs {
-			s += spinGo6002(3000000) + stirGo6002(1000000)
-		}
-		os.Exit(s & 0)
-	}
-	EOF
-	go build -ldflags="-s -w" -o g6002 g6002.go &&
-	! nm g6002 2>/dev/null | grep spinGo6002
+	go_workload g6002
 '
 
 test_expect_success ROOT,BPF,DEB 'profile native, off-CPU, Python and Go workloads' '
@@ -98,7 +39,7 @@ test_expect_success ROOT,BPF,DEB 'profile native, off-CPU, Python and Go workloa
 	./b6002 -c 2 >burn.out &&
 	./w6002 -t 1 >wait.out &&
 	./y6002-deb "$PYWORK" names 2 >/dev/null &&
-	if test -x g6002; then ./g6002 2 || return 1; fi &&
+	if test -x g6002; then ./g6002 2 >g.out || return 1; fi &&
 	daemon_stop &&
 	ls out/cpu/b6002/*.pb.gz out/offcpu/w6002/*.pb.gz out/cpu/y6002-deb/*.pb.gz
 '
@@ -206,7 +147,7 @@ test_expect_success ROOT,BPF,GO 'go: files and lines from the pclntab, go tool p
 	f=$(ls out/cpu/g6002/*.pb.gz | head -1) &&
 	raw "$f" >g.raw &&
 	grep -E "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $PWD/g6002 [0-9a-f]* ?\[FN\]\[FL\]\[LN\]\$" g.raw &&
-	for fn in spinGo6002 stirGo6002; do
+	for fn in burnAlpha burnBeta; do
 		set -- $(lines_of $fn) &&
 		go tool pprof -list "^main\.$fn\$" "$f" >$fn.list 2>/dev/null &&
 		cat $fn.list &&
@@ -219,7 +160,7 @@ test_expect_success ROOT,BPF,GO 'go: files and lines from the pclntab, go tool p
 			test "$l" -ge "$1" && test "$l" -le "$2" || return 1
 		done || return 1
 	done &&
-	grep -E "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ main\.spinGo6002 $PWD/g6002\.go:[0-9]+ s=0\$" g.raw
+	grep -E "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ main\.burnAlpha $PWD/g6002\.go:[0-9]+ s=0\$" g.raw
 '
 
 # loc_line FUNC: the line of FUNC's location in g.raw, in its range.
@@ -232,14 +173,14 @@ loc_line () {
 }
 
 test_expect_success ROOT,BPF,GO 'go: an inlined function has its own file and lines' '
-	loc_line mixGo6002 &&
-	loc_line stirGo6002 &&
-	loc_line spinGo6002
+	loc_line triple &&
+	loc_line burnBeta &&
+	loc_line burnAlpha
 '
 
 test_expect_success ROOT,BPF,DEB,GO 'folded files keep their readable names, Go'"'"'s too' '
 	folded cpu g6002 >g.folded &&
-	grep -q ";main\.stirGo6002;main\.mixGo6002 " g.folded &&
+	grep -q ";main\.burnBeta;main\.triple " g.folded &&
 	! grep -q "g6002\.go" g.folded
 '
 
