@@ -42,7 +42,7 @@ struct gopclntab_inl {
 struct gopclntab_node {
 	uint32_t	name;		/* in the names, or NONE */
 	uint32_t	parent;		/* a node, or GOPCLNTAB_NONE */
-	uint32_t	call;		/* its call site from the entry, or NONE */
+	uint32_t	call;		/* call site, from the entry, or NONE */
 };
 
 /* A function's line tables: offsets into pctab, its files in cutab. */
