@@ -6,10 +6,11 @@
  * at the pc, and the caller's is at the call site (the inline tree
  * node's parentPc), as runtime.CallersFrames unwinds them.
  *
- * The tables (pctab, cutab, the file names and three words a function)
- * are copied when the pclntab is read, if they fit within the bound on
- * a table's names ([symbols] max_symbol_bytes_per_file): else a table
- * has names and no lines.  They are walked when a frame is named, which
+ * The tables (the functions' pcfile and pcln tables of pctab, cutab,
+ * the file names and three words a function) are copied when the
+ * pclntab is read, if they fit within the bound on a table's names
+ * ([symbols] max_symbol_bytes_per_file): else a table has names and no
+ * lines.  They are walked when a frame is named, which
  * the round keeps per address (collect_frame.c); a walk is bounded by
  * the table's bytes and the function's size.  Untrusted like the rest:
  * every offset is checked against what it points into.
@@ -103,11 +104,92 @@ gopclntab_line_func(const struct gopclntab_hdr *h, uint64_t funcoff,
 	return 0;
 }
 
-static size_t
-gopclntab_line_size(const struct gopclntab_hdr *h, size_t nfn)
+/* A table's offset, and which function's (2 i) or (2 i + 1) it is. */
+struct gopclntab_line_ref {
+	uint32_t	off;
+	uint32_t	slot;
+};
+
+static int
+gopclntab_line_ref_cmp(const void *a, const void *b)
 {
-	return h->pctab_len + h->cutab_len + h->files_len + 1 +
-	    nfn * sizeof(struct gopclntab_fn);
+	const struct gopclntab_line_ref	*x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * The bytes of the table at off of pctab: to its end, or to limit.  Not
+ * decoded: pairs of varints, up to a value delta of a 0 byte after the
+ * first (as gopclntab_line_next ends, for the encoding Go writes).
+ */
+static size_t
+gopclntab_line_len(const uint8_t *pctab, size_t limit, uint32_t off)
+{
+	const uint8_t	*p = pctab + off, *end = pctab + limit;
+	int		 first = 1, k;
+
+	while (p < end) {
+		if (*p == 0 && !first)
+			return p + 1 - (pctab + off);
+		first = 0;
+		for (k = 0; k < 2 && p < end; k++) {
+			while (p < end && (*p & 0x80))
+				p++;
+			if (p < end)
+				p++;
+		}
+	}
+	return limit - off;
+}
+
+/*
+ * The functions' pcfile and pcln tables, without the rest of pctab
+ * (pcsp, pcdata), into *out, and fn's offsets made into it; its bytes.
+ * A table ends at its end or where the next starts, so the walks add up
+ * to pctab's bytes at most; a table functions share is copied once.
+ * Offset 0 still means none.
+ */
+static size_t
+gopclntab_line_compact(const struct gopclntab_hdr *h, struct gopclntab_fn *fn,
+    size_t nfn, uint8_t **out)
+{
+	struct gopclntab_line_ref	*r;
+	uint32_t			*t, newoff = 0;
+	uint8_t				*buf;
+	size_t				 i, n = 0, k, len = 1;
+
+	r = xreallocarray(NULL, 2 * nfn, sizeof(*r));
+	for (i = 0; i < 2 * nfn; i++) {
+		t = i % 2 ? &fn[i / 2].pcln : &fn[i / 2].pcfile;
+		if (*t != 0 && *t < h->pctab_len) {
+			r[n].off = *t;
+			r[n++].slot = i;
+		}
+		*t = 0;
+	}
+	if (n > 0)
+		qsort(r, n, sizeof(*r), gopclntab_line_ref_cmp);
+	buf = xmalloc(h->pctab_len + 1);
+	buf[0] = 0;
+	for (i = 0; i < n; i++) {
+		if (i == 0 || r[i].off != r[i - 1].off) {
+			/* Up to the next table at most. */
+			for (k = i + 1; k < n && r[k].off == r[i].off; k++)
+				;
+			k = gopclntab_line_len(h->pctab, k < n ? r[k].off :
+			    h->pctab_len, r[i].off);
+			newoff = len;
+			memcpy(buf + len, h->pctab + r[i].off, k);
+			len += k;
+		}
+		t = r[i].slot % 2 ? &fn[r[i].slot / 2].pcln :
+		    &fn[r[i].slot / 2].pcfile;
+		*t = newoff;
+	}
+	free(r);
+	*out = xreallocarray(buf, len, 1);
+	return len;
 }
 
 /*
@@ -119,20 +201,27 @@ gopclntab_line_keep(const struct gopclntab_hdr *h, struct gopclntab_fn *fn,
     size_t nfn, size_t max)
 {
 	struct gopclntab_lines	*l;
+	uint8_t			*pctab;
+	size_t			 len, size;
 
-	if (nfn == 0 || (max > 0 && gopclntab_line_size(h, nfn) > max)) {
-		if (nfn > 0)
-			log_debug("gopclntab: %zu bytes of line tables: over "
-			    "the bound, no lines", gopclntab_line_size(h, nfn));
+	if (nfn == 0) {
+		free(fn);
+		return NULL;
+	}
+	len = gopclntab_line_compact(h, fn, nfn, &pctab);
+	size = len + h->cutab_len + h->files_len + 1 + nfn * sizeof(*fn);
+	if (max > 0 && size > max) {
+		log_debug("gopclntab: %zu bytes of line tables: over the "
+		    "bound, no lines", size);
+		free(pctab);
 		free(fn);
 		return NULL;
 	}
 	l = xcalloc(1, sizeof(*l));
 	l->fn = xreallocarray(fn, nfn, sizeof(*fn));
 	l->quantum = h->quantum;
-	l->pctab_len = h->pctab_len;
-	l->pctab = xmalloc(h->pctab_len + 1);
-	memcpy(l->pctab, h->pctab, h->pctab_len);
+	l->pctab_len = len;
+	l->pctab = pctab;
 	l->cutab_len = h->cutab_len;
 	l->cutab = xmalloc(h->cutab_len + 1);
 	memcpy(l->cutab, h->cutab, h->cutab_len);
