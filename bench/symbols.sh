@@ -7,7 +7,8 @@
 #    and without), python3, a Go binary, a generated library of 100,000
 #    functions and the kernel (kallsyms): the time to load the table,
 #    cached lookups per second cycling through the functions' addresses,
-#    the table's memory, per symbol.  `resolve -B' (t/helper) does what
+#    the table's memory, per symbol; for Go, the time to look up a
+#    source file and line (pprof's, on the first sample of an address).  `resolve -B' (t/helper) does what
 #    the daemon does; each figure is the median of $BENCH_REPS (5) runs.
 #    Goals: over 10 million cached lookups a second, a 100,000-symbol
 #    table loaded in under 30 ms.
@@ -62,6 +63,11 @@ table () {
 	printf '  %-27s %7s %8.2f %8s %8.1f %10s %5.1f\n' "$label" "$syms" \
 	    "$cpu" "$warm" "$(echo "$rate" | awk '{ print $1 / 1e6 }')" \
 	    "$bytes" "$(echo "$bytes $syms" | awk '{ print $2 ? $1 / $2 : 0 }')"
+	if test -n "$(field "$out" line_ns)"; then
+		printf '  %-27s %s ns a source line (Go'"'"'s line tables are' \
+		    "" "$(field "$out" line_ns)"
+		echo " in its bytes)"
+	fi
 	echo "$label|$syms $cpu $warm $rate" >>"$BENCH_TMP/tables"
 }
 
@@ -111,6 +117,17 @@ if bench_have go; then
 	    awk '$2 == "T" { print $1 }' >"$A.go" &&
 	table "Go $(go version | awk '{ print $3 }') (pclntab)" "$A.go" \
 	    -f "$BENCH_TMP/gohello/hello.stripped"
+	# A bigger one: the go command itself, stripped by Debian; addresses
+	# every 997 bytes of its .text.
+	GOCMD=$(readlink -f "$(command -v go)")
+	readelf -SW "$GOCMD" | awk '{ for (i = 1; i + 4 <= NF; i++)
+	    if ($i == ".text") print $(i + 2), $(i + 4) }' |
+	    while read -r a n; do
+		awk -v a=$((16#$a)) -v n=$((16#$n)) 'BEGIN {
+		    for (x = a; x < a + n; x += 997) printf "%x\n", x }'
+	    done >"$A.gocmd"
+	test -s "$A.gocmd" && table "the go command (pclntab)" "$A.gocmd" \
+	    -f "$GOCMD"
 fi
 awk 'BEGIN { print ".text"; for (i = 0; i < 100000; i++)
     printf ".globl f%d\n.type f%d, @function\nf%d:\n\tret\n.size f%d, 1\n",

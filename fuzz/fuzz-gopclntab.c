@@ -1,8 +1,9 @@
 /*
  * Go's pclntab: a Go binary, stripped or not, names its functions and
  * inlined calls in .gopclntab (and go:func.*, through relocations in a
- * position independent file).  The input is the whole ELF file; the
- * seeds are small real ones of every header version.
+ * position independent file), and their source files and lines in its
+ * line tables.  The input is the whole ELF file; the seeds are small
+ * real ones of every header version.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,24 @@
 #include "fuzz.h"
 #include "sym/gopclntab.h"
 
+/* The lines at a: one a frame (or none), files that are strings. */
+static void
+fuzz_lines(const struct gopclntab *g, uint64_t a, size_t nframes,
+    const char **files, int32_t *lines)
+{
+	size_t	 n, j;
+
+	n = gopclntab_lines(g, a, files, lines, GOPCLNTAB_DEPTH_MAX);
+	if (n != 0 && n != nframes)
+		abort();
+	for (j = 0; j < n; j++) {
+		if (files[j] != NULL)
+			(void)strlen(files[j]);
+		if (lines[j] < 0)
+			abort();
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
@@ -18,6 +37,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct gopclntab	*g;
 	struct elf_file_scn	 sc;
 	const char		*frames[GOPCLNTAB_DEPTH_MAX];
+	const char		*files[GOPCLNTAB_DEPTH_MAX];
+	int32_t			 lines[GOPCLNTAB_DEPTH_MAX];
 	uint8_t			*copy;
 	uint64_t		 a;
 	size_t			 n, i, j;
@@ -46,11 +67,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 					abort();
 				for (j = 0; j < n; j++)
 					(void)strlen(frames[j]);
+				fuzz_lines(g, a, n, files, lines);
 			}
 		}
 		for (i = 0; i + 8 <= len && i < 4096; i += 8) {
 			memcpy(&a, data + i, sizeof(a));
-			gopclntab_frames(g, a, frames, GOPCLNTAB_DEPTH_MAX);
+			n = gopclntab_frames(g, a, frames,
+			    GOPCLNTAB_DEPTH_MAX);
+			fuzz_lines(g, a, n, files, lines);
 		}
 		gopclntab_free(g);
 	}

@@ -76,6 +76,19 @@ mkworkload () {
 	cp "$(command -v "$1")" "./$2" && chmod +x "./$2"
 }
 
+# go_workload NAME [FLAG...]: t/helper/goburn.go copied to NAME.go and
+# built stripped (-ldflags="-s -w", and FLAGs) as NAME, with no network
+# (std only) and Go's caches in the trash directory.
+go_workload () {
+	GOCACHE=$TRASH_DIRECTORY/gocache GOPATH=$TRASH_DIRECTORY/gopath \
+	GOFLAGS=-mod=mod GO111MODULE=off GOTOOLCHAIN=local &&
+	export GOCACHE GOPATH GOFLAGS GO111MODULE GOTOOLCHAIN &&
+	cp "$EBPFSPY_SOURCE_DIR/t/helper/goburn.go" "$1.go" &&
+	n=$1 && shift &&
+	go build -ldflags="-s -w" "$@" -o "$n" "$n.go" &&
+	! nm "$n" 2>/dev/null | grep -q burnAlpha
+}
+
 # daemon_stat NAME: ask the daemon for its state (SIGUSR1) and print the
 # BPF counter NAME of that dump.
 daemon_stat () {

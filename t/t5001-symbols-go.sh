@@ -9,71 +9,9 @@ burnBeta;triple, as Go does.'
 . "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
 
-# No network: std only, caches in the trash directory.
-GOCACHE=$TRASH_DIRECTORY/gocache
-GOPATH=$TRASH_DIRECTORY/gopath
-GOFLAGS=-mod=mod
-GO111MODULE=off
-GOTOOLCHAIN=local
-export GOCACHE GOPATH GOFLAGS GO111MODULE GOTOOLCHAIN
-
 test_expect_success GO 'stripped Go workloads' '
-	cat >main.go <<-\EOF &&
-	package main
-
-	import (
-		"fmt"
-		"os"
-		"strconv"
-		"syscall"
-	)
-
-	//go:noinline
-	func burnAlpha(n int) int {
-		s := 0
-		for i := 0; i < n; i++ {
-			s += i * 7
-		}
-		return s
-	}
-
-	func triple(n int) int {
-		for i := 0; i < 16; i++ {
-			n = n*3 + i
-		}
-		return n
-	}
-
-	//go:noinline
-	func burnBeta(n int) int {
-		s := 0
-		for i := 0; i < n; i++ {
-			s += triple(i) ^ s
-		}
-		return s
-	}
-
-	// The CPU time used so far: a busy machine still gets the samples.
-	func cpu() float64 {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return float64(ru.Utime.Sec+ru.Stime.Sec) +
-			float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-	}
-
-	func main() {
-		secs, _ := strconv.ParseFloat(os.Args[1], 64)
-		fmt.Printf("ready %d\n", os.Getpid())
-		s := 0
-		for cpu() < secs {
-			s += burnAlpha(3000000) + burnBeta(1000000)
-		}
-		os.Exit(s & 0)
-	}
-	EOF
-	go build -ldflags="-s -w" -o g5001 main.go &&
-	go build -buildmode=pie -ldflags="-s -w" -o p5001 main.go &&
-	! nm g5001 2>/dev/null | grep burnAlpha
+	go_workload g5001 &&
+	go_workload p5001 -buildmode=pie
 '
 
 test_expect_success ROOT,BPF,GO 'profile them' '

@@ -5,7 +5,9 @@ What the daemon writes decodes with protoc against profile.proto; go
 tool pprof reads mappings (the program first, with its path and build
 id), addresses in the files'"'"' terms, the kernel'"'"'s own mapping,
 mangled names apart from demangled ones, source files and lines (Python
-frames: one function per Python function, lines on its locations), and
+frames: one function per Python function, lines on its locations; Go
+frames: files and lines from the pclntab, go tool pprof -list shows a
+Go function'"'"'s source), and
 the target'"'"'s labels on every sample; off-CPU profiles have no period
 type (offcpu:offcpu:nanoseconds:: in Pyroscope, as Grafana Alloy'"'"'s); the
 pprof-format package reads them and writes them back the same.'
@@ -20,7 +22,11 @@ test_lazy_prereq PPROF_FORMAT '
 	NODE_PATH=$(npm root -g 2>/dev/null) node -e "require(\"pprof-format\")"
 '
 
-test_expect_success ROOT,BPF,DEB 'profile native, off-CPU and Python workloads' '
+test_expect_success GO 'a stripped Go workload' '
+	go_workload g6002
+'
+
+test_expect_success ROOT,BPF,DEB 'profile native, off-CPU, Python and Go workloads' '
 	mkworkload burn b6002 &&
 	mkworkload waiter w6002 &&
 	python_link deb y6002 &&
@@ -33,6 +39,7 @@ test_expect_success ROOT,BPF,DEB 'profile native, off-CPU and Python workloads' 
 	./b6002 -c 2 >burn.out &&
 	./w6002 -t 1 >wait.out &&
 	./y6002-deb "$PYWORK" names 2 >/dev/null &&
+	if test -x g6002; then ./g6002 2 >g.out || return 1; fi &&
 	daemon_stop &&
 	ls out/cpu/b6002/*.pb.gz out/offcpu/w6002/*.pb.gz out/cpu/y6002-deb/*.pb.gz
 '
@@ -127,6 +134,54 @@ test_expect_success ROOT,BPF,DEB,GO 'python: one function per Python function, i
 	cat y.list &&
 	grep "ROUTINE =* burn_for in $PYWORK\$" y.list &&
 	grep -E "^ +[0-9.]+m?s +[0-9.]+m?s +$line: +while clock\(\) < end:\$" y.list
+'
+
+# lines_of FUNC: the first and last lines of a function of g6002.go (a
+# blank line follows each).
+lines_of () {
+	awk -v f="$1" '$0 ~ "^func " f "\\(" { s = NR }
+	    s && !e && /^$/ { e = NR - 1 } END { print s, e }' g6002.go
+}
+
+test_expect_success ROOT,BPF,GO 'go: files and lines from the pclntab, go tool pprof -list shows the source' '
+	f=$(ls out/cpu/g6002/*.pb.gz | head -1) &&
+	raw "$f" >g.raw &&
+	grep -E "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $PWD/g6002 [0-9a-f]* ?\[FN\]\[FL\]\[LN\]\$" g.raw &&
+	for fn in burnAlpha burnBeta; do
+		set -- $(lines_of $fn) &&
+		go tool pprof -list "^main\.$fn\$" "$f" >$fn.list 2>/dev/null &&
+		cat $fn.list &&
+		grep "ROUTINE =* main\.$fn in $PWD/g6002\.go\$" $fn.list &&
+		hot=$(sed -n "s/^ *[0-9][0-9.]*m\{0,1\}s .* \([0-9][0-9]*\):.*/\1/p" \
+		    $fn.list) &&
+		echo "$fn: lines $1-$2, samples at: $hot" &&
+		test -n "$hot" &&
+		for l in $hot; do
+			test "$l" -ge "$1" && test "$l" -le "$2" || return 1
+		done || return 1
+	done &&
+	grep -E "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ main\.burnAlpha $PWD/g6002\.go:[0-9]+ s=0\$" g.raw
+'
+
+# loc_line FUNC: the line of FUNC's location in g.raw, in its range.
+loc_line () {
+	set -- "$1" $(lines_of "$1") &&
+	l=$(sed -n "s|^ *[0-9]*: 0x[0-9a-f]* M=[0-9]* main\.$1 $PWD/g6002\.go:\([0-9]*\) s=0\$|\1|p" \
+	    g.raw | head -1) &&
+	echo "$1: lines $2-$3, its location at $l" &&
+	test -n "$l" && test "$l" -ge "$2" && test "$l" -le "$3"
+}
+
+test_expect_success ROOT,BPF,GO 'go: an inlined function has its own file and lines' '
+	loc_line triple &&
+	loc_line burnBeta &&
+	loc_line burnAlpha
+'
+
+test_expect_success ROOT,BPF,DEB,GO 'folded files keep their readable names, Go'"'"'s too' '
+	folded cpu g6002 >g.folded &&
+	grep -q ";main\.burnBeta;main\.triple " g.folded &&
+	! grep -q "g6002\.go" g.folded
 '
 
 test_expect_success ROOT,BPF,DEB 'folded files keep their readable names' '

@@ -66,7 +66,10 @@ collect_frame_build_id(struct stacknames *sn, const uint8_t *id, size_t len)
 /*
  * The locations of names[0 .. n - 1], into ids: a user frame's at w
  * (its mapping, its address in the file, the symbol as the file spells
- * it), or a kernel frame's (w NULL) at addr, in the kernel's mapping.
+ * it, Go's source files and lines), or a kernel frame's (w NULL) at
+ * addr, in the kernel's mapping.  A location is a name's in a file: its
+ * line is that of the first address named (frametab.c), so one line of
+ * a Go function has its samples in go tool pprof -list.
  */
 static void
 collect_frame_locs(struct stacknames *sn, const struct resolve_where *w,
@@ -76,6 +79,7 @@ collect_frame_locs(struct stacknames *sn, const struct resolve_where *w,
 	struct frametab_frame	 f;
 	struct frametab_map	 m;
 	size_t			 j;
+	int			 lines;
 
 	memset(&m, 0, sizeof(m));
 	memset(&f, 0, sizeof(f));
@@ -94,14 +98,24 @@ collect_frame_locs(struct stacknames *sn, const struct resolve_where *w,
 	}
 	if (!(flags & COLLECT_FRAME_UNKNOWN(0)))
 		m.flags |= FRAMETAB_MAP_FUNCTIONS;
+	lines = w != NULL && w->nlines == n;
+	if (lines)
+		m.flags |= FRAMETAB_MAP_FILENAMES | FRAMETAB_MAP_LINES;
 	if (m.file != 0)
 		f.map = frametab_map_add(stacknames_frames(sn), &m);
 	/* One symbol, not a chain of Go's: its own spelling. */
 	if (w != NULL && n == 1 && w->system != NULL &&
 	    !(flags & COLLECT_FRAME_UNKNOWN(0)))
 		f.system = stacknames_intern(sn, w->system);
-	for (j = 0; j < n; j++)
+	for (j = 0; j < n; j++) {
+		/* Go's: each name's own file and line (a call site's). */
+		if (lines) {
+			f.file = w->files[j] != NULL ?
+			    stacknames_intern(sn, w->files[j]) : 0;
+			f.line = w->lines[j];
+		}
 		ids[j] = stacknames_loc(sn, names[j], &f);
+	}
 }
 
 const uint32_t *

@@ -31,7 +31,8 @@
  * the sections read.  A table that fails a check of its header or of
  * the order of its functions is not used at all; a bad inline tree only
  * loses the inlined names.  The inline trees are gopclntab_inline.c's;
- * reading the binary by virtual address, gopclntab_image.c's.
+ * source files and lines, gopclntab_line.c's; reading the binary by
+ * virtual address, gopclntab_image.c's.
  */
 #include <sys/types.h>
 
@@ -106,6 +107,10 @@ gopclntab_header(struct gopclntab_hdr *h, const uint8_t *p, size_t len,
 	h->names_off = fn;
 	h->names = p + fn;
 	h->names_len = cu - fn;
+	h->cutab = p + cu;
+	h->cutab_len = ft - cu;
+	h->files = p + ft;
+	h->files_len = pc - ft;
 	h->pctab = p + pc;
 	h->pctab_len = ln - pc;
 	h->pcln = p + ln;
@@ -135,9 +140,11 @@ gopclntab_functab(struct gopclntab_img *img, const struct gopclntab_hdr *h,
 }
 
 static struct gopclntab *
-gopclntab_parse(struct gopclntab_img *img, const struct gopclntab_hdr *h)
+gopclntab_parse(struct gopclntab_img *img, const struct gopclntab_hdr *h,
+    size_t max_lines)
 {
 	struct gopclntab_build	 bd;
+	struct gopclntab_fn	*fn;
 	struct gopclntab	*g;
 	struct symtab		*st;
 	struct symtab_sym	*s;
@@ -160,6 +167,7 @@ gopclntab_parse(struct gopclntab_img *img, const struct gopclntab_hdr *h)
 
 	st = xcalloc(1, sizeof(*st));
 	st->v = xreallocarray(NULL, h->nfunc, sizeof(*st->v));
+	fn = xreallocarray(NULL, h->nfunc, sizeof(*fn));
 	gopclntab_functab(img, h, 0, &next, &nextoff);
 	for (i = 0; i < h->nfunc; i++) {
 		entry = next;
@@ -176,6 +184,7 @@ gopclntab_parse(struct gopclntab_img *img, const struct gopclntab_hdr *h)
 		memcpy(&nameoff, f + (h->version == 116 ? h->ptrsize : 4), 4);
 		if (nameoff < 0 || (uint64_t)nameoff >= h->names_len)
 			continue;
+		gopclntab_line_func(h, funcoff, &fn[st->n]);
 		s = &st->v[st->n++];
 		s->addr = entry;
 		s->size = next - entry > UINT32_MAX ? UINT32_MAX :
@@ -198,6 +207,7 @@ gopclntab_parse(struct gopclntab_img *img, const struct gopclntab_hdr *h)
 	g->ninl = bd.ninl;
 	g->nodes = bd.nodes;
 	g->nnodes = bd.nnodes;
+	g->lines = gopclntab_line_keep(h, fn, st->n, max_lines);
 	free(bd.fr);
 	/* Shrink what was grown by doubling. */
 	if (g->ninl > 0)
@@ -209,6 +219,7 @@ gopclntab_parse(struct gopclntab_img *img, const struct gopclntab_hdr *h)
 		st->v = xreallocarray(st->v, st->n, sizeof(*st->v));
 	return g;
 bad:
+	free(fn);
 	free(bd.inl);
 	free(bd.nodes);
 	free(bd.fr);
@@ -219,7 +230,8 @@ bad:
 /*
  * The Go functions of ef, NULL if it has no pclntab we can read, or
  * one of more than max_funcs functions (errno EFBIG) or max_names bytes
- * of names (EOVERFLOW); 0: no bound.
+ * of names (EOVERFLOW); 0: no bound.  Its line tables are kept if they
+ * are no more than max_names bytes too, else it has no lines.
  */
 struct gopclntab *
 gopclntab_read(struct elf_file *ef, size_t max_funcs, size_t max_names)
@@ -254,7 +266,7 @@ gopclntab_read(struct elf_file *ef, size_t max_funcs, size_t max_names)
 			    "names: over the bounds", (unsigned long long)
 			    h.nfunc, h.names_len);
 		else
-			g = gopclntab_parse(&img, &h);
+			g = gopclntab_parse(&img, &h, max_names);
 	}
 	if (g == NULL) {
 		if (over == 0)
@@ -279,10 +291,11 @@ gopclntab_free(struct gopclntab *g)
 	symtab_free(g->funcs);
 	free(g->inl);
 	free(g->nodes);
+	gopclntab_line_free(g->lines);
 	free(g);
 }
 
-static const struct gopclntab_inl *
+const struct gopclntab_inl *
 gopclntab_inl_find(const struct gopclntab *g, uint64_t addr)
 {
 	const struct gopclntab_inl	*base;
@@ -367,7 +380,8 @@ gopclntab_bytes(const struct gopclntab *g)
 	if (g == NULL)
 		return 0;
 	return sizeof(*g) + symtab_bytes(g->funcs) +
-	    g->ninl * sizeof(*g->inl) + g->nnodes * sizeof(*g->nodes);
+	    g->ninl * sizeof(*g->inl) + g->nnodes * sizeof(*g->nodes) +
+	    gopclntab_line_bytes(g->lines, g->funcs->n);
 }
 
 int

@@ -15,6 +15,8 @@ void		 gopclntab_free(struct gopclntab *);
 const char	*gopclntab_lookup(const struct gopclntab *, uint64_t);
 size_t		 gopclntab_frames(const struct gopclntab *, uint64_t,
 		    const char **, size_t);
+size_t		 gopclntab_lines(const struct gopclntab *, uint64_t,
+		    const char **, int32_t *, size_t);
 size_t		 gopclntab_count(const struct gopclntab *);
 size_t		 gopclntab_inlined(const struct gopclntab *);
 size_t		 gopclntab_bytes(const struct gopclntab *);

@@ -16,47 +16,6 @@
 #include "gopclntab_int.h"
 #include "util/xmalloc.h"
 
-static int
-gopclntab_inline_varint(struct gopclntab_pcv *it, uint32_t *v)
-{
-	uint32_t	 x = 0;
-	unsigned int	 shift;
-	uint8_t		 b;
-
-	for (shift = 0; shift < 35; shift += 7) {
-		if (it->p >= it->end)
-			return -1;
-		b = *it->p++;
-		x |= (uint32_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = x;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* The next [start, end) of a pc-value table and its value; 0 at its end. */
-static int
-gopclntab_inline_pcv_next(struct gopclntab_pcv *it, uint64_t *start,
-    uint64_t *end, int32_t *val)
-{
-	uint32_t	 uv, pcd, d;
-
-	if (gopclntab_inline_varint(it, &uv) == -1 || (uv == 0 && !it->first))
-		return 0;
-	it->first = 0;
-	d = (0U - (uv & 1)) ^ (uv >> 1);
-	it->val = (int32_t)((uint32_t)it->val + d);
-	if (gopclntab_inline_varint(it, &pcd) == -1)
-		return 0;
-	*start = it->pc;
-	it->pc += (uint64_t)pcd * it->quantum;
-	*end = it->pc;
-	*val = it->val;
-	return 1;
-}
-
 /* The tree index in effect at pc, from the function's ranges. */
 static int32_t
 gopclntab_inline_range_val(const struct gopclntab_build *bd, uint64_t pc)
@@ -83,22 +42,16 @@ gopclntab_inline_tree(struct gopclntab_build *bd,
 	const uint8_t		*t;
 	uint64_t		 s, e, steps;
 	size_t			 i, nsize, count, base;
-	int32_t			 val, maxval = -1, pv;
+	int32_t			 val, maxval = -1, pv, call;
 	uint32_t		 nameoff;
 	int16_t			 parent;
 
-	if (pcoff == 0 || pcoff >= h->pctab_len)
+	if (gopclntab_line_start(&it, h->pctab, h->pctab_len, pcoff, entry,
+	    h->quantum) == -1)
 		return;
-	memset(&it, 0, sizeof(it));
-	it.p = h->pctab + pcoff;
-	it.end = h->pctab + h->pctab_len;
-	it.pc = entry;
-	it.val = -1;
-	it.first = 1;
-	it.quantum = h->quantum;
 	bd->nfr = 0;
 	for (steps = 0; steps <= fend - entry && it.pc < fend &&
-	    gopclntab_inline_pcv_next(&it, &s, &e, &val); steps++) {
+	    gopclntab_line_next(&it, &s, &e, &val); steps++) {
 		if (e > fend)
 			e = fend;
 		if (val < 0 || e <= s || val >= GOPCLNTAB_FUNC_NODES_MAX)
@@ -138,14 +91,17 @@ gopclntab_inline_tree(struct gopclntab_build *bd,
 		nd = &bd->nodes[base + i];
 		if (h->version == 120) {
 			memcpy(&nameoff, t + i * nsize + 4, 4);
-			memcpy(&pv, t + i * nsize + 8, 4);
-			pv = pv >= 0 && (uint64_t)pv < fend - entry ?
-			    gopclntab_inline_range_val(bd, entry + pv) : -1;
+			memcpy(&call, t + i * nsize + 8, 4);
+			pv = call >= 0 && (uint64_t)call < fend - entry ?
+			    gopclntab_inline_range_val(bd, entry + call) : -1;
 		} else {
 			memcpy(&parent, t + i * nsize, 2);
 			memcpy(&nameoff, t + i * nsize + 12, 4);
+			memcpy(&call, t + i * nsize + 16, 4);
 			pv = parent;
 		}
+		nd->call = call >= 0 && (uint64_t)call < fend - entry ?
+		    (uint32_t)call : GOPCLNTAB_NONE;
 		nd->name = nameoff < h->names_len ? nameoff : GOPCLNTAB_NONE;
 		/* A parent comes before its children: chains end. */
 		nd->parent = pv >= 0 && (size_t)pv < i ? base + pv :

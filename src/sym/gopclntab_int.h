@@ -42,6 +42,26 @@ struct gopclntab_inl {
 struct gopclntab_node {
 	uint32_t	name;		/* in the names, or NONE */
 	uint32_t	parent;		/* a node, or GOPCLNTAB_NONE */
+	uint32_t	call;		/* call site, from the entry, or NONE */
+};
+
+/* A function's line tables: offsets into pctab, its files in cutab. */
+struct gopclntab_fn {
+	uint32_t	pcfile;
+	uint32_t	pcln;
+	uint32_t	cu;
+};
+
+/* The line tables, copied: kept only within the bound on names. */
+struct gopclntab_lines {
+	struct gopclntab_fn	*fn;	/* per function of funcs */
+	uint8_t			*pctab;
+	size_t			 pctab_len;
+	uint8_t			*cutab;
+	size_t			 cutab_len;
+	char			*files;	/* NUL-terminated at its end */
+	size_t			 files_len;
+	uint32_t		 quantum;
 };
 
 struct gopclntab {
@@ -50,6 +70,7 @@ struct gopclntab {
 	size_t			 ninl;
 	struct gopclntab_node	*nodes;
 	size_t			 nnodes;
+	struct gopclntab_lines	*lines;	/* NULL: over the bound */
 	int			 version;
 };
 
@@ -64,6 +85,10 @@ struct gopclntab_hdr {
 	uint64_t	 names_off;
 	const uint8_t	*names;
 	size_t		 names_len;
+	const uint8_t	*cutab;
+	size_t		 cutab_len;
+	const uint8_t	*files;
+	size_t		 files_len;
 	const uint8_t	*pctab;
 	size_t		 pctab_len;
 	const uint8_t	*pcln;		/* functab and _funcs */
@@ -120,6 +145,23 @@ const uint8_t	*gopclntab_image_at(struct gopclntab_img *, uint64_t,
 		    size_t);
 int		 gopclntab_image_gofunc(struct gopclntab_img *,
 		    const struct gopclntab_hdr *, uint64_t *);
+
+/* gopclntab.c */
+const struct gopclntab_inl *gopclntab_inl_find(const struct gopclntab *,
+		    uint64_t);
+
+/* gopclntab_line.c */
+int		 gopclntab_line_start(struct gopclntab_pcv *,
+		    const uint8_t *, size_t, uint32_t, uint64_t, uint32_t);
+int		 gopclntab_line_next(struct gopclntab_pcv *, uint64_t *,
+		    uint64_t *, int32_t *);
+int		 gopclntab_line_func(const struct gopclntab_hdr *, uint64_t,
+		    struct gopclntab_fn *);
+struct gopclntab_lines *gopclntab_line_keep(const struct gopclntab_hdr *,
+		    struct gopclntab_fn *, size_t, size_t);
+void		 gopclntab_line_free(struct gopclntab_lines *);
+size_t		 gopclntab_line_bytes(const struct gopclntab_lines *,
+		    size_t);
 
 /* gopclntab_inline.c */
 void		 gopclntab_inline_func(struct gopclntab_build *,

@@ -230,8 +230,14 @@ resolve_user_names(struct resolve *r, struct resolve_proc *rp,
 			if ((names[0] = symcache_symbol(r->cache, f, off)) !=
 			    NULL)
 				n = 1;
-		} else if (symcache_file_vaddr(f, off, &vaddr) == 0)
+		} else if (symcache_file_vaddr(f, off, &vaddr) == 0) {
 			n = symcache_frames(r->cache, f, vaddr, names, max);
+			if (w != NULL && n > 0 &&
+			    n <= RESOLVE_WHERE_LINES_MAX &&
+			    symcache_lines(f, vaddr, w->files, w->lines, n) ==
+			    n)
+				w->nlines = n;
+		}
 		if (n > 0) {
 			r->named++;
 			return n;

@@ -73,9 +73,11 @@ size_t		 resolve_user_frames(struct resolve *, struct resolve_proc *,
 /*
  * Where a user frame is, for pprof: the file mapped there, that
  * mapping and the frame's address in the file's terms (its ELF virtual
- * addresses where the file's segments say, else its offsets), and the
- * symbol as the file has it.  Strings valid until the next call.
+ * addresses where the file's segments say, else its offsets), the
+ * symbol as the file has it, and the source files and lines of the
+ * names (Go's).  Strings valid until the next call.
  */
+#define RESOLVE_WHERE_LINES_MAX	32
 struct resolve_where {
 	const char	*path;		/* NULL: in no file */
 	uint64_t	 start, limit, offset;	/* the mapping */
@@ -83,6 +85,10 @@ struct resolve_where {
 	const uint8_t	*build_id;
 	size_t		 build_id_len;
 	const char	*system;	/* NULL: no symbol */
+	/* Each name's source file (NULL: none) and line (0: none). */
+	const char	*files[RESOLVE_WHERE_LINES_MAX];
+	int32_t		 lines[RESOLVE_WHERE_LINES_MAX];
+	size_t		 nlines;	/* as many as names, or 0 */
 };
 size_t		 resolve_user_frames_where(struct resolve *,
 		    struct resolve_proc *, uint64_t, const char **, size_t,

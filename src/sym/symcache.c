@@ -530,6 +530,18 @@ symcache_frames(struct symcache *c, struct symcache_file *f, uint64_t vaddr,
 	return 1;
 }
 
+/*
+ * The source files and lines of the functions symcache_frames gives at
+ * an ELF virtual address, in its order: Go's, from the pclntab; 0 if
+ * the file has none there.
+ */
+size_t
+symcache_lines(const struct symcache_file *f, uint64_t vaddr,
+    const char **files, int32_t *lines, size_t max)
+{
+	return gopclntab_lines(f->sf.go, vaddr, files, lines, max);
+}
+
 /* The virtual address of a file offset; -1 if no segment maps it. */
 int
 symcache_file_vaddr(const struct symcache_file *f, uint64_t off,

@@ -23,9 +23,10 @@
  * process, the file's table, or kallsyms), then count lookups (default
  * 10000000) cycling through the addresses, and prints "name value"
  * lines: load_ms (wall clock), load_cpu_ms (our CPU time), lookups,
- * lookup_ns, lookups_per_sec, named, symbols, tables, table_bytes, and
- * for a file warm_load_cpu_ms, the best of 5 loads more in the same
- * process, as a running daemon loads tables.
+ * lookup_ns, lookups_per_sec, named, symbols, for a Go file line_ns
+ * (a source line's lookup), tables, table_bytes, and for a file
+ * warm_load_cpu_ms, the best of 5 loads more in the same process, as a
+ * running daemon loads tables.
  */
 #include <sys/types.h>
 
@@ -122,6 +123,29 @@ now(clockid_t clock)
 }
 
 /*
+ * Go's source lines of a file, looked up as a frame is named the first
+ * time (the round keeps them per address after): within the functions
+ * at a, 64 bytes on at most.  Prints line_ns if the file has lines.
+ */
+static void
+bench_lines(const struct symcache_file *f, const uint64_t *a, size_t n)
+{
+	const char	*files[32];
+	int32_t		 lines[32];
+	double		 t0, t1;
+	size_t		 i, k, found = 0, count = n * 64;
+
+	t0 = now(CLOCK_MONOTONIC);
+	for (i = 0, k = 0; i < count; i++, k = k + 1 == n ? 0 : k + 1)
+		if (symcache_lines(f, a[k] + i / n, files, lines, 32) > 0)
+			found++;
+	t1 = now(CLOCK_MONOTONIC);
+	if (found > 0)
+		printf("line_lookups %zu\nline_ns %.1f\n", count,
+		    (t1 - t0) * 1e9 / count);
+}
+
+/*
  * The benchmark.  A file's lookups go to its table directly
  * (symcache_symbol_vaddr), as the daemon's do once it has the mapping;
  * a process's through resolve_user, mappings and all.
@@ -181,6 +205,8 @@ bench(const struct config *conf, pid_t pid, const char *file, int kernel,
 		printf("sources 0x%x\n", symcache_file_sources(f));
 	} else
 		printf("symbols %zu\n", st.ksyms);
+	if (f != NULL)
+		bench_lines(f, a, n);
 	if (c != NULL) {
 		struct symcache_stats	 cs;
 

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sym/elf.h"
 #include "sym/gopclntab.h"
 #include "sym/resolve.h"
 #include "config.h"
@@ -88,8 +90,12 @@ gen_func(FILE *o, int v, char f, const char *name, int inl, enum bug bug)
 		fprintf(o, "\t.long 0x7ffffff0\n");
 	else
 		fprintf(o, "\t.long %s - names\n", name);
-	/* args, deferreturn, pcsp, pcfile, pcln */
-	fprintf(o, "\t.long 0, 0, 0, 0, 0\n");
+	/* args, deferreturn, pcsp, pcfile, pcln: lines of beta's */
+	if (f == 'b')
+		fprintf(o, "\t.long 0, 0, 0, pcfile_b - pctab, "
+		    "pcln_b - pctab\n");
+	else
+		fprintf(o, "\t.long 0, 0, 0, 0, 0\n");
 	if (bug == BUG_NPCDATA_HUGE && f == 'b')
 		fprintf(o, "\t.long 0x3fffffff\n");
 	else
@@ -166,7 +172,17 @@ gen(const char *name, int v, int pic, enum bug bug)
 		fprintf(o, "n_inl2:\t.ascii \"fx.inl2\"\n");
 	else
 		fprintf(o, "n_inl2:\t.asciz \"fx.inl2\"\n");
-	fprintf(o, "cutab:\nfiletab:\npctab:\n\t.byte 0\n");
+	/* Two files, beta's and its inlined functions'. */
+	fprintf(o, "cutab:\t.long file_a - filetab, file_i - filetab\n"
+	    "filetab:\nfile_a:\t.asciz \"/src/fx/a.go\"\n"
+	    "file_i:\t.asciz \"/src/fx/inl.go\"\npctab:\n\t.byte 0\n");
+	/*
+	 * beta's lines: 10 for 16 bytes, 20 for 8 (inl1's, in inl.go), 30
+	 * for 8 (inl2's, in inl.go), 11 for 32; so inl1 is called at line
+	 * 10 (parentPc 8) and inl2 at line 20 (parentPc 16).
+	 */
+	fprintf(o, "pcln_b:\t.byte 22, 16, 20, 8, 20, 8, 37, 32, 0\n"
+	    "pcfile_b:\t.byte 2, 16, 2, 16, 1, 32, 0\n");
 	/* beta: -1 for 16 bytes, 0 for 8, 1 for 8, -1 for 32. */
 	if (bug == BUG_PCTAB_ENDLESS) {
 		fprintf(o, "inl_b:\t.byte 0, 16\n");
@@ -275,6 +291,35 @@ frames(struct resolve *r, const char *path, uint64_t a)
 	return buf;
 }
 
+/* The source lines at a, "file:line;..." as the frames, outermost first. */
+static const char *
+lines_of(const char *path, uint64_t a)
+{
+	static char		 buf[1024];
+	struct elf_file		*ef;
+	struct gopclntab	*g;
+	const char		*files[GOPCLNTAB_DEPTH_MAX];
+	int32_t			 lines[GOPCLNTAB_DEPTH_MAX];
+	size_t			 n = 0, i, len = 0;
+	int			 fd;
+
+	buf[0] = '\0';
+	if ((fd = open(path, O_RDONLY)) == -1)
+		return buf;
+	if ((ef = elf_file_open(fd)) != NULL &&
+	    (g = gopclntab_read(ef, 0, 0)) != NULL) {
+		n = gopclntab_lines(g, a, files, lines, GOPCLNTAB_DEPTH_MAX);
+		for (i = 0; i < n && len < sizeof(buf); i++)
+			len += snprintf(buf + len, sizeof(buf) - len,
+			    "%s%s:%d", i > 0 ? ";" : "", files[i] != NULL ?
+			    files[i] : "?", (int)lines[i]);
+		gopclntab_free(g);
+	}
+	elf_file_close(ef);
+	close(fd);
+	return buf;
+}
+
 static void
 test_synthetic(int v, int pic)
 {
@@ -320,6 +365,20 @@ test_synthetic(int v, int pic)
 	    "%s: past the last function", name);
 	is_str(resolve_file(r, fpath(st), a - 1), "[unknown]",
 	    "%s: before the first function", name);
+	is_str(lines_of(fpath(st), b + 3), "/src/fx/a.go:10",
+	    "%s: a function's file and line", name);
+	is_str(lines_of(fpath(st), b + 40), "/src/fx/a.go:11",
+	    "%s: its next line", name);
+	is_str(lines_of(fpath(st), b + 20), "/src/fx/a.go:10;"
+	    "/src/fx/inl.go:20", "%s: an inlined call: the call's line, the "
+	    "inlined function's", name);
+	is_str(lines_of(fpath(st), b + 31), "/src/fx/a.go:10;"
+	    "/src/fx/inl.go:20;/src/fx/inl.go:30", "%s: a call inlined in "
+	    "an inlined call", name);
+	is_str(lines_of(fpath(st), a + 3), "?:0", "%s: a function without "
+	    "line tables", name);
+	is_str(lines_of(fpath(st), end), "", "%s: past the last function: "
+	    "none", name);
 	resolve_free(r);
 }
 
@@ -417,6 +476,44 @@ section_of(const char *path, const char *sec, long *off, long *size)
 	return found ? 0 : -1;
 }
 
+/*
+ * The lines of a damaged table at addrs: as many as the frames, files
+ * that are strings.  How many answers were wrong.
+ */
+static size_t
+fuzz_lines(const char *buf, size_t len, const uint64_t *addrs, size_t naddrs)
+{
+	struct elf_file		*ef;
+	struct gopclntab	*g;
+	const char		*names[GOPCLNTAB_DEPTH_MAX];
+	const char		*files[GOPCLNTAB_DEPTH_MAX];
+	int32_t			 lines[GOPCLNTAB_DEPTH_MAX];
+	size_t			 k, j, n, nl, nbad = 0;
+	uint64_t		 a;
+
+	if ((ef = elf_file_open_mem(buf, len)) == NULL)
+		return 0;
+	if ((g = gopclntab_read(ef, 0, 0)) != NULL) {
+		for (k = 0; k < naddrs; k++)
+			for (a = addrs[k]; a < addrs[k] + 64; a++) {
+				n = gopclntab_frames(g, a, names,
+				    GOPCLNTAB_DEPTH_MAX);
+				nl = gopclntab_lines(g, a, files, lines,
+				    GOPCLNTAB_DEPTH_MAX);
+				if (nl != 0 && nl != n)
+					nbad++;
+				for (j = 0; j < nl; j++)
+					if ((files[j] != NULL &&
+					    strlen(files[j]) > len) ||
+					    lines[j] < 0)
+						nbad++;
+			}
+		gopclntab_free(g);
+	}
+	elf_file_close(ef);
+	return nbad;
+}
+
 /* Random damage to a pclntab: every lookup answers. */
 static void
 test_fuzz(const char *file, const char *sec, const uint64_t *addrs,
@@ -450,6 +547,7 @@ test_fuzz(const char *file, const char *sec, const uint64_t *addrs,
 		for (k = 0; k < naddrs; k++)
 			if (resolve_file(r, fpath(name), addrs[k]) == NULL)
 				nbad++;
+		nbad += fuzz_lines(buf, len, addrs, naddrs);
 		unlink(fpath(name));
 	}
 	is_int(nbad, 0, "%s: %d randomly damaged pclntabs, every lookup "
@@ -511,6 +609,104 @@ static const char go_main[] =
     "\tos.Exit(burnAlpha(len(os.Args)) + burnBeta(len(os.Args)) + "
     "t.Method(0) - 1000000)\n"
     "}\n";
+
+/* The line of go_main that starts with text. */
+static int
+go_line_of(const char *text)
+{
+	const char	*p, *q;
+	int		 n = 1;
+
+	if ((q = strstr(go_main, text)) == NULL)
+		return -1;
+	for (p = go_main; p < q; p++)
+		if (*p == '\n')
+			n++;
+	return n;
+}
+
+/*
+ * Source lines of gofull at every byte from each of addrs (n bytes):
+ * the innermost function's file and line where go tool addr2line puts
+ * them; where helper was inlined into burnBeta, burnBeta's line is that
+ * of the call.
+ */
+static void
+test_go_lines(const char *file, const uint64_t *addrs, size_t naddrs,
+    size_t n)
+{
+	struct elf_file		*ef = NULL;
+	struct gopclntab	*g = NULL;
+	const char		*files[GOPCLNTAB_DEPTH_MAX];
+	const char		*names[GOPCLNTAB_DEPTH_MAX];
+	int32_t			 lines[GOPCLNTAB_DEPTH_MAX];
+	char			 fn[512], where[512], want[600];
+	size_t			 i, k, nl, nchecked = 0, nbad = 0, ncall = 0;
+	size_t			 nbadcall = 0;
+	FILE			*f;
+	int			 fd, call = go_line_of("\t\ts += helper(i)");
+
+	if ((f = fopen(fpath("lines.pcs"), "w")) == NULL)
+		return;
+	for (k = 0; k < naddrs; k++)
+		for (i = 0; i < n; i++)
+			fprintf(f, "%#llx\n", (unsigned long long)addrs[k] + i);
+	fclose(f);
+	if ((fd = open(fpath(file), O_RDONLY)) != -1 &&
+	    (ef = elf_file_open(fd)) != NULL)
+		g = gopclntab_read(ef, 0, 0);
+	if (g == NULL || fx_sh("cd '%s' && go tool addr2line gofull "
+	    "< lines.pcs > lines.out", dir) == -1 ||
+	    (f = fopen(fpath("lines.out"), "r")) == NULL) {
+		ok(0, "%s: pclntab read, go tool addr2line run", file);
+		goto out;
+	}
+	for (k = 0; k < naddrs; k++)
+		for (i = 0; i < n && fgets(fn, sizeof(fn), f) != NULL &&
+		    fgets(where, sizeof(where), f) != NULL; i++) {
+			where[strcspn(where, "\n")] = '\0';
+			if (strcmp(where, "?:0") == 0)
+				continue;
+			nl = gopclntab_lines(g, addrs[k] + i, files, lines,
+			    GOPCLNTAB_DEPTH_MAX);
+			nchecked++;
+			if (nl == 0) {
+				nbad++;
+				continue;
+			}
+			/* Padding: go tool addr2line says ":-1". */
+			snprintf(want, sizeof(want), "%s:%d", files[nl - 1] !=
+			    NULL ? files[nl - 1] : "", lines[nl - 1] > 0 ?
+			    (int)lines[nl - 1] : -1);
+			if (strcmp(want, where) != 0) {
+				if (nbad++ < 3)
+					printf("# %#llx: %s, go tool "
+					    "addr2line: %s\n", (unsigned long
+					    long)addrs[k] + i, want, where);
+			}
+			if (nl == 2 && gopclntab_frames(g, addrs[k] + i,
+			    names, GOPCLNTAB_DEPTH_MAX) == 2 &&
+			    strcmp(names[1], "main.helper") == 0) {
+				ncall++;
+				if (lines[0] != call || files[0] == NULL ||
+				    strcmp(files[0], files[1]) != 0)
+					nbadcall++;
+			}
+		}
+	fclose(f);
+	ok(nchecked >= naddrs * n / 2, "%s: %zu addresses checked against "
+	    "go tool addr2line", file, nchecked);
+	is_int(nbad, 0, "%s: file:line of the innermost function as go tool "
+	    "addr2line says", file);
+	ok(ncall > 0 && nbadcall == 0, "%s: %zu inlined addresses: the "
+	    "caller's line is the call's (%d), %zu wrong", file, ncall, call,
+	    nbadcall);
+out:
+	gopclntab_free(g);
+	elf_file_close(ef);
+	if (fd != -1)
+		close(fd);
+}
 
 /*
  * A real Go program: names at the addresses go tool nm gives, inlined
@@ -643,6 +839,10 @@ test_go(void)
 		fx_proc_stop(&p);
 	}
 	resolve_free(r);
+	if ((s = fx_find(&syms, "main.main")) != NULL) {
+		addrs[3] = s->addr;
+		test_go_lines("gofull.stripped", addrs, 4, 160);
+	}
 	if (outer != 0 && inl != 0) {
 		addrs[0] = outer;
 		addrs[1] = inl;
