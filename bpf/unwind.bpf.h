@@ -72,6 +72,18 @@ struct {
 	__type(value, struct unwind_proc);
 } uw_procs SEC(".maps");
 
+/*
+ * The rows found last on this CPU (bpf/unwind.h): most frames of a
+ * stack are return addresses met again and again, whose row a binary
+ * search of some 10 steps finds each time.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UNWIND_RCACHE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct unwind_rcache_entry);
+} uw_rcache SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, UNWIND_STAT_MAX);
@@ -273,9 +285,21 @@ uw_rows_cb(__u64 idx, void *arg)
 	return 0;
 }
 
+/* The uw_rcache slot of (file id, pc offset). */
+static __always_inline __u32
+uw_rcache_slot(__u32 file, __u32 off)
+{
+	__u32	h = off * 0x9e3779b1U ^ file * 0x85ebca77U;
+
+	return (h ^ (h >> 16)) & (UNWIND_RCACHE_SLOTS - 1);
+}
+
 /*
  * The row of pc: 0 and *row, or -1 (no table for it: the caller steps
- * by frame pointer).
+ * by frame pointer).  A row found by search is kept in uw_rcache only
+ * if the file's gen is the same after the search as before it: a
+ * table published meanwhile has another gen, and so do its entries'
+ * lookups from then on.
  */
 static __always_inline int
 uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
@@ -283,9 +307,10 @@ uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
 	struct unwind_file	*f;
 	struct unwind_page	*pg;
 	struct unwind_row	*r;
+	struct unwind_rcache_entry *e;
 	struct uw_rsearch	 rs;
 	__u64			 off;
-	__u32			 nrows, base, idx, lo, hi;
+	__u32			 nrows, base, idx, lo, hi, gen, fid, slot;
 
 	if (uw_map_get(w, pc) != 0)
 		return -1;
@@ -296,6 +321,8 @@ uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
 		w->flags |= UW_F_NO_TABLE;
 		return -1;
 	}
+	fid = idx;
+	gen = *(volatile __u32 *)&f->gen;
 	nrows = *(volatile __u32 *)&f->nrows;
 	if (nrows == 0) {
 		if (!(f->flags & UNWIND_FILE_NO_CFI))
@@ -313,6 +340,14 @@ uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
 	if ((off >> UNWIND_PAGE_SHIFT) >= f->npages) {
 		w->flags |= UW_F_INVALID;
 		return -1;
+	}
+	slot = uw_rcache_slot(fid, (__u32)off);
+	e = bpf_map_lookup_elem(&uw_rcache, &slot);
+	if (e != NULL && e->gen == gen && e->file == fid &&
+	    e->off == (__u32)off && off <= 0xffffffffULL) {
+		*row = e->row;
+		uw_stat_add(UNWIND_STAT_RCACHE_HIT, 1);
+		return 0;
 	}
 	idx = f->page_base + (__u32)(off >> UNWIND_PAGE_SHIFT);
 	if ((pg = bpf_map_lookup_elem(&uw_pages, &idx)) == NULL)
@@ -337,6 +372,13 @@ uw_row_find(struct uw_walk *w, __u64 pc, struct unwind_row *row)
 	if ((r = bpf_map_lookup_elem(&uw_rows, &idx)) == NULL)
 		return -1;
 	*row = *r;
+	if (e != NULL && gen != 0 && off <= 0xffffffffULL &&
+	    *(volatile __u32 *)&f->gen == gen) {
+		e->file = fid;
+		e->gen = gen;
+		e->off = (__u32)off;
+		e->row = *row;
+	}
 	return 0;
 }
 

@@ -85,6 +85,25 @@ struct unwind_file {
 	__u32	hit;		/* BPF: when last walked, CLOCK_MONOTONIC
 				   nanoseconds >> UNWIND_HIT_SHIFT */
 	__u32	flags;		/* UNWIND_FILE_* */
+	__u32	gen;		/* the publication: a daemon-wide count,
+				   never 0 for a table, reused only after
+				   2^32 publications */
+	__u32	pad;
+};
+
+/*
+ * uw_rcache (PERCPU_ARRAY): the rows found last, by a hash of (file id,
+ * pc offset).  An entry serves only while the file's slot still holds
+ * the publication it was found in (gen): a table evicted, rebuilt or
+ * given to another file has another gen, and its entries miss.
+ */
+#define UNWIND_RCACHE_SLOTS	4096	/* a power of 2 */
+struct unwind_rcache_entry {
+	__u32			file;
+	__u32			gen;
+	__u32			off;
+	__u32			pad;
+	struct unwind_row	row;
 };
 
 /* One executable mapping: vaddr = pc - bias. */
@@ -144,6 +163,7 @@ enum unwind_stat {
 	UNWIND_STAT_USTACK_NS,		/* the time their walks took */
 	UNWIND_STAT_TRUNCATED,		/* given UNWIND_TRUNCATED_IP */
 	UNWIND_STAT_MAPS_ASKED,		/* maps asked to be read again */
+	UNWIND_STAT_RCACHE_HIT,		/* rows found in uw_rcache */
 	UNWIND_STAT_MAX
 };
 

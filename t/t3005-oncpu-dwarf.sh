@@ -32,9 +32,22 @@ test_expect_success ROOT,BPF 'profile a workload built with -O2 -g, unwind = aut
 	daemon_state_value "unwind: [0-9]+ files, [0-9]+ tables loaded" \
 	    >/dev/null &&
 	grep "unwind:" "$DAEMON_LOG" | tail -2 &&
+	grep -E -o "unwind_row_cache_hits [0-9]+" "$DAEMON_LOG" |
+	    tail -1 | sed "s/.* //" >hits &&
+	grep -E -o "unwind_frames_table [0-9]+" "$DAEMON_LOG" |
+	    tail -1 | sed "s/.* //" >frames &&
 	daemon_stop &&
 	folded cpu f3005 >auto.folded &&
 	test -s auto.folded
+'
+
+# The rows of return addresses met again come from the walker's
+# per-CPU cache, not a search: most of them, with the stacks above
+# still whole.
+test_expect_success ROOT,BPF 'most rows come from the row cache' '
+	echo "$(cat hits) rows from the cache, $(cat frames) frames by table" &&
+	test "$(cat hits)" -gt 0 &&
+	test $(($(cat hits) * 2)) -ge "$(cat frames)"
 '
 
 test_expect_success ROOT,BPF 'at least 97% of the samples reach main with their callers' '

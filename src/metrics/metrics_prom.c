@@ -435,6 +435,10 @@ metrics_prom_unwind(FILE *f, const struct metrics_view *d)
 	    s[UNWIND_STAT_FRAMES_TABLE]);
 	metrics_prom_u64(f, "ebpfspy_unwind_frames_total", "step", "fp",
 	    s[UNWIND_STAT_FRAMES_FP]);
+	metrics_prom_counter(f, "ebpfspy_unwind_row_cache_hits_total",
+	    "Frames whose unwind row came from the walker's per-CPU cache, "
+	    "not a search of the table (of ebpfspy_unwind_frames_total "
+	    "step=\"table\").", s[UNWIND_STAT_RCACHE_HIT]);
 	metrics_prom_counter(f, "ebpfspy_unwind_truncated_total",
 	    "User stacks given a [truncated] frame: cut short, or walked "
 	    "through code whose table was not loaded yet.",

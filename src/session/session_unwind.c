@@ -199,6 +199,7 @@ session_unwind_stat_name(int stat)
 		[UNWIND_STAT_USTACK_NS] = "unwind_ustack_ns",
 		[UNWIND_STAT_TRUNCATED] = "unwind_truncated",
 		[UNWIND_STAT_MAPS_ASKED] = "unwind_maps_asked",
+		[UNWIND_STAT_RCACHE_HIT] = "unwind_row_cache_hits",
 	};
 
 	if (stat < 0 || stat >= UNWIND_STAT_MAX || names[stat] == NULL)

@@ -107,6 +107,10 @@ unwind_maps_slot_publish(struct unwind_maps *um, struct unwind_maps_file *f,
 	s->pc_base = pc_base;
 	s->pc_end = pc_end;
 	s->hit = unwind_maps_now();
+	/* The walker's cached rows of the slot's last table miss now. */
+	if (++um->gen == 0)
+		um->gen = 1;
+	__atomic_store_n(&s->gen, um->gen, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->nrows, f->nrows, __ATOMIC_RELEASE);
 }
 

@@ -112,6 +112,7 @@ struct unwind_maps {
 	struct unwind_maps_stats st;
 	struct unwind_table_limits limits;	/* of one table */
 	char			*debug_dirs;	/* [symbols] debug_dirs */
+	uint32_t		 gen;		/* the last publication's */
 };
 
 uint32_t	 unwind_maps_now(void);
