@@ -226,11 +226,12 @@ echo "CPU per blocking switch over no profiler: tables $(echo \
     "fp $(echo "$cpu_fp $cpu_none" | awk '{ printf "%.2f", ($1 - $2) / 2 }') us"
 # The stacks the tables found, against frame pointers': the share of the
 # ping-pong's blocked time whose stack reaches main through pp_ping or
-# pp_child (the parent's and the child's waits).
+# pp_child (the parent's and the child's waits); GCC may inline
+# pingpong, called once, into main.
 whole () {
 	cat "$BENCH_TMP/out-$1/offcpu/$PP/"*.folded 2>/dev/null | awk '
 	    { all += $NF }
-	    /;main;pingpong;(pp_ping|pp_child;pp_echo);(read|write)_byte;/ {
+	    /;main;(pingpong;)?(pp_ping|pp_child;pp_echo);(read|write)_byte;/ {
 		whole += $NF }
 	    END { if (all > 0) printf "%.1f%%", whole * 100 / all
 		else printf "n/a" }'
