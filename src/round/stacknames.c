@@ -19,10 +19,15 @@
  * of each name.
  *
  * A stack or frame unused for `rounds' rounds is dropped; past `max'
- * stacks or frames, or STACKNAMES_NAME_BYTES of names, everything is
- * (names are never freed one by one: their ids must stay valid while a
- * stack holds them).  The tables are stacknames_tab.c's, the names an
- * intern.c table.
+ * stacks or frames, or STACKNAMES_NAME_BYTES of names, everything is.
+ * Names are not freed one by one (their ids must stay valid while a
+ * stack holds them): with programs that come and go, the names of those
+ * gone piled up for good, a few MB an hour.  So when the names have
+ * doubled since they were last counted (and hold STACKNAMES_NAME_MIN at
+ * least), they are copied at the round's end into a new table, only
+ * those the stacks and frames kept still use, and the ids renumbered
+ * (stacknames_compact()).  The tables are stacknames_tab.c's, the names
+ * an intern.c table.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +40,7 @@
 #include "util/xmalloc.h"
 
 #define STACKNAMES_NAME_BYTES	(32 << 20)	/* all names, then clear */
+#define STACKNAMES_NAME_MIN	(512 << 10)	/* names never compacted */
 /* Stacks put lately: the round, in a byte per hash of their keys. */
 #define STACKNAMES_SEEN_SHIFT	18
 
@@ -50,6 +56,10 @@ struct stacknames {
 	struct stacknames_tab	 frames;	/* by (gen, address) */
 
 	uint64_t		 cleared;
+	uint64_t		 compacted;
+	size_t			 live_bytes;	/* names at the last count */
+	uint32_t		*map;		/* old id -> new id + 1 */
+	struct intern		*next;		/* names being copied */
 };
 
 struct stacknames *
@@ -181,21 +191,65 @@ stacknames_clear(struct stacknames *sn)
 	stacknames_tab_clear(&sn->stacks);
 	stacknames_tab_clear(&sn->frames);
 	intern_clear(sn->names);
+	sn->live_bytes = 0;
 	sn->cleared++;
+}
+
+static uint32_t
+stacknames_remap(void *arg, uint32_t id)
+{
+	struct stacknames	*sn = arg;
+	const char		*s;
+
+	if (sn->map[id] == 0) {
+		s = intern_name(sn->names, id);
+		sn->map[id] = intern_add(sn->next, s != NULL ? s : "") + 1;
+	}
+	return sn->map[id] - 1;
+}
+
+/*
+ * Keep only the names still used, renumbered.  The round's profiles
+ * were built from the old ids; they keep names of their own
+ * (profile_add_ids()) and are rebuilt next round.
+ */
+static void
+stacknames_compact(struct stacknames *sn)
+{
+	size_t	 before = intern_bytes(sn->names);
+
+	sn->map = xcalloc(intern_count(sn->names), sizeof(*sn->map));
+	sn->next = intern_create();
+	stacknames_tab_remap(&sn->stacks, 1, stacknames_remap, sn);
+	stacknames_tab_remap(&sn->frames, 0, stacknames_remap, sn);
+	free(sn->map);
+	sn->map = NULL;
+	intern_free(sn->names);
+	sn->names = sn->next;
+	sn->next = NULL;
+	sn->live_bytes = intern_bytes(sn->names);
+	sn->compacted++;
+	log_debug("stacknames: names compacted, %zu bytes of %zu kept",
+	    sn->live_bytes, before);
 }
 
 void
 stacknames_round_end(struct stacknames *sn)
 {
+	size_t	 bytes;
+
 	stacknames_tab_age(&sn->stacks, sn->round, sn->rounds);
 	stacknames_tab_age(&sn->frames, sn->round, sn->rounds);
+	bytes = intern_bytes(sn->names);
 	if (sn->stacks.count > sn->max || sn->frames.count > sn->max ||
-	    intern_bytes(sn->names) > STACKNAMES_NAME_BYTES) {
+	    bytes > STACKNAMES_NAME_BYTES) {
 		log_debug("stacknames: %zu stacks, %zu frames, %zu bytes of "
 		    "names: cleared", sn->stacks.count, sn->frames.count,
-		    intern_bytes(sn->names));
+		    bytes);
 		stacknames_clear(sn);
-	}
+	} else if (bytes >= STACKNAMES_NAME_MIN &&
+	    bytes >= 2 * sn->live_bytes)
+		stacknames_compact(sn);
 	sn->round++;
 }
 
@@ -214,4 +268,5 @@ stacknames_stats(const struct stacknames *sn, struct stacknames_stats *st)
 	st->frame_hits = sn->frames.hits;
 	st->frame_misses = sn->frames.misses;
 	st->cleared = sn->cleared;
+	st->compacted = sn->compacted;
 }

@@ -192,6 +192,55 @@ test_frames(void)
 	stacknames_free(sn);
 }
 
+/*
+ * Programs that come and go leave their names behind: once the names
+ * doubled, those no stack or frame kept uses are dropped, and the ids
+ * kept are renumbered to the same names.
+ */
+static void
+test_compact(void)
+{
+	struct stacknames	*sn;
+	struct stacknames_stats	 st;
+	const uint32_t		*got;
+	uint32_t		 ids[3], flags, x;
+	const char		*want[3] = { "keep_main", "keep_a", "keep_b" };
+	char			 name[64];
+	size_t			 i, n, nextra, names;
+
+	sn = stacknames_create(2, 1000000);
+	for (i = 0; i < 3; i++)
+		ids[i] = stacknames_intern(sn, want[i]);
+	/* A stack (its extra a name) and a frame (its extra flags) kept. */
+	stacknames_put(sn, 1, 0x10, ids, 2, &ids[2], 1);
+	stacknames_put(sn, 1, 0x10, ids, 2, &ids[2], 1);
+	stacknames_frame_put(sn, 1, 0x20, &ids[1], 1, 0x7);
+	/* 40,000 names of frames that go, a generation at a time. */
+	for (i = 0; i < 40000; i++) {
+		snprintf(name, sizeof(name), "gone_generation_%zu_function_"
+		    "with_a_long_name", i);
+		x = stacknames_intern(sn, name);
+		stacknames_frame_put(sn, 2 + i / 1000, 0x1000 + i, &x, 1, 0);
+		if (i % 1000 == 999) {
+			(void)stacknames_get(sn, 1, 0x10, &n, &nextra);
+			(void)stacknames_frame_get(sn, 1, 0x20, &n, &flags);
+			stacknames_round_end(sn);
+		}
+	}
+	stacknames_stats(sn, &st);
+	ok(st.compacted > 0 && st.cleared == 0, "names compacted, not cleared");
+	names = st.names;
+	ok(names < 20000, "the names of frames gone are gone (%zu left)",
+	    names);
+	got = stacknames_get(sn, 1, 0x10, &n, &nextra);
+	ok(got != NULL && n == 2 && nextra == 1 && same(sn, got, 3, want),
+	    "a stack kept has its names and its extra name");
+	got = stacknames_frame_get(sn, 1, 0x20, &n, &flags);
+	ok(got != NULL && n == 1 && flags == 0x7 && same(sn, got, 1,
+	    &want[1]), "a frame kept has its name, its flags unchanged");
+	stacknames_free(sn);
+}
+
 int
 main(void)
 {
@@ -209,6 +258,7 @@ main(void)
 	char			 name[32];
 
 	test_admission();
+	test_compact();
 	test_frames();
 	test_aging_random();
 
