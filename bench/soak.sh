@@ -28,8 +28,14 @@
 # does (hundreds of short-lived services an hour, each its own
 # directory) does not move the figures.
 #
+# RSS counts the BPF maps the daemon maps (ring buffers, the unwind
+# arrays: 17 MB with the default keys), kernel memory allocated when
+# the maps are made, mapped or not; the verdict is given for RSS and for
+# RSS less them, the daemon's own memory.
+#
 # SOAK_SECONDS, SOAK_STEP, SOAK_GEN, SOAK_PROCS, SOAK_COMMS change the
-# run; BENCH_KEEP=1 keeps its directory.
+# run; SOAK_NAME (soakw) names the workload's processes, another one for
+# a second run at the same time; BENCH_KEEP=1 keeps its directory.
 BENCH_NAME=soak
 . "$(dirname "$0")/lib-bench.sh"
 
@@ -38,6 +44,7 @@ STEP=${SOAK_STEP:-10}
 GEN=${SOAK_GEN:-10}
 PROCS=${SOAK_PROCS:-2}
 COMMS=${SOAK_COMMS:-4}
+NAME=${SOAK_NAME:-soakw}
 bench_need gcc gcc
 
 bench_header "soak: RSS of ebpfspyd over $SECONDS_ s, collect_interval" \
@@ -54,8 +61,9 @@ if test "${SOAK_ONLY:-no}" = yes; then
 	sed -i 's/^targets_only = .*/targets_only = yes/' \
 	    "$BENCH_TMP/ebpfspy.conf"
 	for ((c = 0; c < COMMS; c++)); do
-		printf '[target "soakw%d"]\ncomm = soakw%d_*\n' "$c" "$c"
-		printf 'label.service_name = soakw%d\n' "$c"
+		printf '[target "%s%d"]\ncomm = %s%d_*\n' "$NAME" "$c" \
+		    "$NAME" "$c"
+		printf 'label.service_name = %s%d\n' "$NAME" "$c"
 	done >>"$BENCH_TMP/ebpfspy.conf"
 fi
 
@@ -109,7 +117,7 @@ soak_gen () {
 }
 
 # The workload: a new generation every GEN s; PROCS programs at a time,
-# each a copy named soakw<i> so that the service is the comm.
+# each a copy named $NAME<i>_<p> so that the service is the comm.
 soak_workload () {
 	local gen=0 i=0 t next=0 cur
 	mkdir -p "$BENCH_TMP/gen"
@@ -124,8 +132,8 @@ soak_workload () {
 		fi
 		for ((p = 0; p < PROCS; p++)); do
 			cp "$BENCH_TMP/gen/g$cur" \
-			    "$BENCH_TMP/gen/soakw$((i % COMMS))_$p" 2>/dev/null
-			"$BENCH_TMP/gen/soakw$((i % COMMS))_$p" \
+			    "$BENCH_TMP/gen/$NAME$((i % COMMS))_$p" 2>/dev/null
+			"$BENCH_TMP/gen/$NAME$((i % COMMS))_$p" \
 			    "1.$((RANDOM % 10))" &
 		done
 		wait
@@ -133,7 +141,7 @@ soak_workload () {
 	done
 }
 export -f soak_gen soak_workload
-export BENCH_TMP GEN PROCS COMMS
+export BENCH_TMP GEN PROCS COMMS NAME
 
 bench_start_daemon "$BENCH_TMP/ebpfspy.conf"
 DPID=$BENCH_PID_ebpfspyd
@@ -147,7 +155,15 @@ rss_kb () {
 	echo 0
 }
 
-echo "seconds  RSS KiB  last-hour files  services"
+# The part of RSS that is BPF maps mapped (ring buffers, the unwind
+# arrays): kernel memory, the same size mapped or not, fixed at start.
+bpf_kb () {
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { bpf = $6 == "anon_inode:bpf-map" }
+	    bpf && $1 == "Rss:" { kb += $2 }
+	    END { print kb + 0 }' "/proc/$DPID/smaps" 2>/dev/null || echo 0
+}
+
+echo "seconds  RSS KiB  last-hour files  services  BPF maps KiB"
 start=$(bench_now)
 : >"$BENCH_TMP/series"
 t=0
@@ -160,8 +176,9 @@ while :; do
 	nf=$(find "$BENCH_TMP/out" -name '*.folded' -newermt "-3600 seconds" \
 	    2>/dev/null | wc -l)
 	ns=$(ls -d "$BENCH_TMP"/out/*/* 2>/dev/null | wc -l)
-	printf '%7d %8d %16d %9d\n' "$t" "$r" "$nf" "$ns"
-	echo "$t $r" >>"$BENCH_TMP/series"
+	b=$(bpf_kb)
+	printf '%7d %8d %16d %9d %13d\n' "$t" "$r" "$nf" "$ns" "$b"
+	echo "$t $r $b" >>"$BENCH_TMP/series"
 	test "$t" -ge "$SECONDS_" && break
 	# Steps on the clock from the start, whatever a step cost.
 	t=$((t + STEP))
@@ -171,16 +188,19 @@ while :; do
 done
 
 kill -USR1 "$DPID"
-bench_wait_log "$BENCH_TMP/ebpfspyd.out" 'flame graphs: ' 10 &&
+bench_wait_log "$BENCH_TMP/ebpfspyd.out" '^heap: ' 10 &&
     grep 'flame graphs: ' "$BENCH_TMP/ebpfspyd.out" | tail -n 1 |
+    sed 's/^/daemon: /'
+grep '^heap: \|^stack names: ' "$BENCH_TMP/ebpfspyd.out" | tail -n 2 |
     sed 's/^/daemon: /'
 grep -i 'last-hour\|flame graph' "$BENCH_TMP/ebpfspyd.out" | sort | uniq -c |
     sort -rn | head -n 5 | sed 's/^/daemon log: /'
 bench_stop workload TERM
 bench_stop ebpfspyd TERM
 
-echo
-awk -v step="$STEP" '
+# verdict FILE WHAT: the goal's figures for the series "seconds KiB".
+verdict () {
+	awk -v what="$2" '
 	# 0: /proc/PID/status could not be read that time; left out.
 	$2 > 0 { n_++; t[n_] = $1; r[n_] = $2 }
 	END {
@@ -194,8 +214,8 @@ awk -v step="$STEP" '
 			if (lo < 0 || r[i] < lo) lo = r[i]
 			if (r[i] > hi) hi = r[i]
 		}
-		printf "RSS at start %.1f MB, at 600 s %s, at the end %.1f MB, " \
-		    "peak %.1f MB\n", r[1] * 1.024 / 1000,
+		printf "%s at start %.1f MB, at 600 s %s, at the end %.1f MB, " \
+		    "peak %.1f MB\n", what, r[1] * 1.024 / 1000,
 		    (n ? sprintf("%.1f MB", r[NR - n + 1] * 1.024 / 1000) : "-"),
 		    r[NR] * 1.024 / 1000, peak * 1.024 / 1000
 		if (n < 2) {
@@ -217,4 +237,14 @@ awk -v step="$STEP" '
 		printf "goal flat within 10%%: %s; below 40 MB: %s\n",
 		    (flat <= 10 ? "met" : "MISSED"),
 		    (hi * 1.024 < 40000 ? "met" : "MISSED")
-	}' "$BENCH_TMP/series"
+	}' "$1"
+}
+
+echo
+verdict "$BENCH_TMP/series" RSS
+# The BPF maps' pages are the kernel's, allocated when the maps are
+# made, mapped or not: the daemon's own memory is the rest.
+echo
+awk '{ print $1, ($2 > 0 ? $2 - $3 : 0) }' "$BENCH_TMP/series" \
+    >"$BENCH_TMP/series-own"
+verdict "$BENCH_TMP/series-own" "RSS less the BPF maps"

@@ -149,6 +149,7 @@ ebpfspyd_log_state(struct ebpfspyd *d)
 	collect_log_state(d->collect);
 	symfile_log_state();
 	sinks_log_state(d->sinks);
+	xmalloc_log_state();
 
 	/* The BPF counters, a few to a line. */
 	session_stats(d->session, stats);
@@ -489,6 +490,7 @@ ebpfspyd_main(int argc, char **argv)
 	char		*end;
 	int		 ch, foreground = 0, check = 0, verbose = 0;
 
+	xmalloc_init();
 	memset(d, 0, sizeof(*d));
 	d->conf_missing_ok = 1;
 	d->ready_fd = d->signal_fd = d->timer_fd = d->pidfile_fd = -1;

@@ -183,6 +183,23 @@ test_expect_success ROOT,BPF,CURL,PYTHON3 'slow clients: bounded per client, cut
 	grep "^probe_same 200\$" slow
 '
 
+test_expect_success ROOT,BPF,CURL,PYTHON3 'slow clients from many addresses: probes still answered' '
+	# 8 connections from each of 5 addresses (40, over the 32 slots),
+	# each opened again as soon as the server cuts it: the slots would
+	# stay full, a probe finding none free until the next cut, up to
+	# 5 s.  The oldest incomplete connection gives way to a new one, so
+	# every probe from a sixth address is answered within 2 s.
+	python3 "$EBPFSPY_SOURCE_DIR/t/helper/slow_clients.py" --port $port \
+	    --n 8 --source 127.0.3.1,127.0.3.2,127.0.3.3,127.0.3.4,127.0.3.5 \
+	    --keep --probes 12 --probe-timeout 2 --probe-source 127.0.3.9 \
+	    --duration 8 >slow-many &&
+	cat slow-many &&
+	held=$(sed -n "s/^held //p" slow-many) &&
+	test "$held" -ge 24 &&
+	grep "^probes 12 12\$" slow-many &&
+	test "$(fetch $port /metrics r)" = 200
+'
+
 test_expect_success ROOT,BPF,CURL 'a reload with a bad address keeps the listener' '
 	write_conf 3600 "127.0.0.1" &&
 	daemon_wait_log_count "^(reloaded |reload failed)" 2 &&

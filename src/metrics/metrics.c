@@ -39,7 +39,8 @@
 #include "metrics_conn.h"
 #include "util/xmalloc.h"
 
-#define METRICS_CONN_MAX	32	/* connections at once */
+#define METRICS_CONN_MAX	32	/* connections at once, then one cut */
+#define METRICS_CONN_SPARE	16	/* for MHD: those cut, not closed yet */
 #define METRICS_CONN_PER_CLIENT	8	/* of them from one address */
 #define METRICS_CONN_TIMEOUT	10	/* seconds a connection may idle */
 #define METRICS_CONN_REQUEST	5.	/* seconds to send a whole request */
@@ -359,11 +360,12 @@ metrics_server_open(struct metrics *m, const char *addr)
 	srv = xcalloc(1, sizeof(*srv));
 	srv->m = m;
 	srv->conns = metrics_conn_create(m->loop, METRICS_CONN_REQUEST,
-	    metrics_server_kick, srv);
+	    METRICS_CONN_MAX, metrics_server_kick, srv);
 	srv->mhd = MHD_start_daemon(flags, 0, NULL, NULL, metrics_request_cb,
 	    m, MHD_OPTION_EXTERNAL_LOGGER, metrics_mhd_log_cb, m,
 	    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONN_MAX,
+	    MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned int)(METRICS_CONN_MAX + METRICS_CONN_SPARE),
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	    (unsigned int)METRICS_CONN_PER_CLIENT,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_CONN_TIMEOUT,

@@ -271,11 +271,13 @@ collect_log_state(struct collect *c)
 	stacknames_stats(collect_stack_names(c->stack), &ns);
 	log_info("stack names: %zu stacks, %zu frames, %zu names, %zu bytes; "
 	    "stacks %llu hits %llu misses, frames %llu hits %llu misses, "
-	    "%llu cleared", ns.stacks, ns.frames, ns.names, ns.bytes,
+	    "%llu cleared, names compacted %llu times", ns.stacks, ns.frames,
+	    ns.names, ns.bytes,
 	    (unsigned long long)ns.hits, (unsigned long long)ns.misses,
 	    (unsigned long long)ns.frame_hits,
 	    (unsigned long long)ns.frame_misses,
-	    (unsigned long long)ns.cleared);
+	    (unsigned long long)ns.cleared,
+	    (unsigned long long)ns.compacted);
 	log_info("symbols: %llu frames, %llu named, %llu unknown; %zu tables "
 	    "(%zu bytes), %zu kernel symbols, cache %llu hits %llu misses, "
 	    "%llu kept when maps were read again; maps read again %llu times "

@@ -23,10 +23,15 @@
  * address, so that two programs' "main" stay apart in pprof files.
  *
  * A stack or frame unused for `rounds' rounds is dropped; past `max'
- * stacks or frames, or STACKNAMES_NAME_BYTES of names, everything is
- * (names are never freed one by one: their ids must stay valid while a
- * stack holds them).  The tables are stacknames_tab.c's, the names an
- * intern.c table.
+ * stacks or frames, or STACKNAMES_NAME_BYTES of names, everything is.
+ * Names are not freed one by one (their ids must stay valid while a
+ * stack holds them): with programs that come and go, the names of those
+ * gone piled up for good, a few MB an hour.  So when the names have
+ * doubled since they were last counted (and hold STACKNAMES_NAME_MIN at
+ * least), they are copied at the round's end into a new table, only
+ * those the stacks and frames kept still use, and the ids renumbered
+ * (stacknames_compact()).  The tables are stacknames_tab.c's, the names
+ * an intern.c table.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,6 +45,7 @@
 #include "util/xmalloc.h"
 
 #define STACKNAMES_NAME_BYTES	(32 << 20)	/* all names, then clear */
+#define STACKNAMES_NAME_MIN	(512 << 10)	/* names never compacted */
 /* Stacks put lately: the round, in a byte per hash of their keys. */
 #define STACKNAMES_SEEN_SHIFT	18
 
@@ -56,6 +62,13 @@ struct stacknames {
 	struct stacknames_tab	 frames;	/* by (gen, address) */
 
 	uint64_t		 cleared;
+	uint64_t		 compacted;
+	size_t			 live_bytes;	/* names at the last count */
+	uint32_t		*map;		/* old id -> new id + 1 */
+	size_t			 nmap;
+	uint32_t		*lmap;		/* old location -> new + 1 */
+	struct intern		*next;		/* names being copied */
+	struct frametab		*next_info;	/* locations being copied */
 };
 
 struct stacknames *
@@ -218,21 +231,113 @@ stacknames_clear(struct stacknames *sn)
 	intern_clear(sn->names);
 	intern_add(sn->names, "");
 	frametab_clear(sn->frames_info);
+	sn->live_bytes = 0;
 	sn->cleared++;
+}
+
+/* A name id of the old table, as an id of the new one. */
+static uint32_t
+stacknames_name_remap(struct stacknames *sn, uint32_t id)
+{
+	const char	*s;
+
+	if (id >= sn->nmap)
+		return 0;
+	if (sn->map[id] == 0) {
+		s = intern_name(sn->names, id);
+		sn->map[id] = intern_add(sn->next, s != NULL ? s : "") + 1;
+	}
+	return sn->map[id] - 1;
+}
+
+/*
+ * A location of the old frametab, as one of the new: its name, its
+ * function's names and source file, and its mapping's path and build
+ * id renumbered.
+ */
+static uint32_t
+stacknames_loc_remap(void *arg, uint32_t id)
+{
+	struct stacknames		*sn = arg;
+	const struct frametab_loc	*l;
+	const struct frametab_map	*om;
+	struct frametab_frame		 f;
+	struct frametab_map		 m;
+
+	if ((l = frametab_loc(sn->frames_info, id)) == NULL)
+		return frametab_loc_add(sn->next_info,
+		    stacknames_name_remap(sn, 0), NULL);
+	if (sn->lmap[id] != 0)
+		return sn->lmap[id] - 1;
+	f = l->f;
+	f.func = stacknames_name_remap(sn, f.func);
+	f.system = stacknames_name_remap(sn, f.system);
+	f.file = stacknames_name_remap(sn, f.file);
+	if ((om = frametab_map(sn->frames_info, f.map)) != NULL) {
+		m = *om;
+		m.file = stacknames_name_remap(sn, m.file);
+		m.build_id = stacknames_name_remap(sn, m.build_id);
+		f.map = frametab_map_add(sn->next_info, &m);
+	} else
+		f.map = 0;
+	sn->lmap[id] = frametab_loc_add(sn->next_info,
+	    stacknames_name_remap(sn, l->name), &f) + 1;
+	return sn->lmap[id] - 1;
+}
+
+/*
+ * Keep only the names still used, renumbered, and the locations that
+ * hold them.  The round's profiles were built from the old ids; they
+ * keep names and locations of their own (profile_add_ids()) and are
+ * rebuilt next round.
+ */
+static void
+stacknames_compact(struct stacknames *sn)
+{
+	size_t	 before = intern_bytes(sn->names);
+
+	sn->nmap = intern_count(sn->names);
+	sn->map = xcalloc(sn->nmap, sizeof(*sn->map));
+	sn->lmap = xcalloc(frametab_nlocs(sn->frames_info) + 1,
+	    sizeof(*sn->lmap));
+	sn->next = intern_create();
+	intern_add(sn->next, "");		/* 0: none, as in the old */
+	sn->map[0] = 1;
+	sn->next_info = frametab_create();
+	stacknames_tab_remap(&sn->stacks, 1, stacknames_loc_remap, sn);
+	stacknames_tab_remap(&sn->frames, 0, stacknames_loc_remap, sn);
+	free(sn->map);
+	free(sn->lmap);
+	sn->map = sn->lmap = NULL;
+	intern_free(sn->names);
+	frametab_free(sn->frames_info);
+	sn->names = sn->next;
+	sn->frames_info = sn->next_info;
+	sn->next = NULL;
+	sn->next_info = NULL;
+	sn->live_bytes = intern_bytes(sn->names);
+	sn->compacted++;
+	log_debug("stacknames: names compacted, %zu bytes of %zu kept",
+	    sn->live_bytes, before);
 }
 
 void
 stacknames_round_end(struct stacknames *sn)
 {
+	size_t	 bytes;
+
 	stacknames_tab_age(&sn->stacks, sn->round, sn->rounds);
 	stacknames_tab_age(&sn->frames, sn->round, sn->rounds);
+	bytes = intern_bytes(sn->names);
 	if (sn->stacks.count > sn->max || sn->frames.count > sn->max ||
-	    intern_bytes(sn->names) > STACKNAMES_NAME_BYTES) {
+	    bytes > STACKNAMES_NAME_BYTES) {
 		log_debug("stacknames: %zu stacks, %zu frames, %zu bytes of "
 		    "names: cleared", sn->stacks.count, sn->frames.count,
-		    intern_bytes(sn->names));
+		    bytes);
 		stacknames_clear(sn);
-	}
+	} else if (bytes >= STACKNAMES_NAME_MIN &&
+	    bytes >= 2 * sn->live_bytes)
+		stacknames_compact(sn);
 	sn->round++;
 }
 
@@ -252,4 +357,5 @@ stacknames_stats(const struct stacknames *sn, struct stacknames_stats *st)
 	st->frame_hits = sn->frames.hits;
 	st->frame_misses = sn->frames.misses;
 	st->cleared = sn->cleared;
+	st->compacted = sn->compacted;
 }

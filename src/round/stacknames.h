@@ -27,6 +27,7 @@ struct stacknames_stats {
 	uint64_t	hits, misses;		/* of stacks */
 	uint64_t	frame_hits, frame_misses;
 	uint64_t	cleared;
+	uint64_t	compacted;	/* names copied, the unused left */
 };
 
 /* rounds: how long an unused stack is kept; max: how many are kept. */

@@ -56,6 +56,8 @@ void		 stacknames_tab_put(struct stacknames_tab *, uint64_t,
 		    const uint32_t *, size_t);
 void		 stacknames_tab_age(struct stacknames_tab *, uint64_t,
 		    unsigned int);
+void		 stacknames_tab_remap(struct stacknames_tab *, int,
+		    uint32_t (*)(void *, uint32_t), void *);
 size_t		 stacknames_tab_bytes(const struct stacknames_tab *);
 
 #endif

@@ -241,6 +241,29 @@ stacknames_tab_age(struct stacknames_tab *t, uint64_t round,
 		stacknames_tab_rehash(t, k);
 }
 
+/*
+ * Each entry's name ids through remap(arg, id): all of them, or the
+ * first n only where the extras are not names (a frame's flags).
+ */
+void
+stacknames_tab_remap(struct stacknames_tab *t, int extras,
+    uint32_t (*remap)(void *, uint32_t), void *arg)
+{
+	struct stacknames_entry	*e;
+	uint32_t		*ids;
+	size_t			 i, j, n;
+
+	for (i = 0; i < t->size; i++) {
+		e = &t->v[i];
+		if (e->id == 0)
+			continue;
+		ids = stacknames_tab_ids(e);
+		n = e->n + (extras ? e->nextra : 0);
+		for (j = 0; j < n; j++)
+			ids[j] = remap(arg, ids[j]);
+	}
+}
+
 size_t
 stacknames_tab_bytes(const struct stacknames_tab *t)
 {

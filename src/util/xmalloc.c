@@ -12,6 +12,9 @@
 #include "log.h"
 #include "xmalloc.h"
 
+#define XMALLOC_MMAP_MIN	(256 * 1024)	/* bytes: a block mapped */
+#define XMALLOC_TRIM_MIN	(1024 * 1024)	/* free at the top: given back */
+
 void *
 xmalloc(size_t size)
 {
@@ -85,6 +88,25 @@ xasprintf(char **ret, const char *fmt, ...)
 }
 
 /*
+ * Set malloc's thresholds once, at start.  glibc raises its mmap
+ * threshold to the size of each mapped block freed, up to 32 MiB: after
+ * the first large table freed (a symbol table, a profile's stacks), all
+ * the large blocks came from the heap, where a table built every round
+ * or a sum that grows leaves holes that live blocks above keep from the
+ * kernel.  A fixed threshold keeps blocks of XMALLOC_MMAP_MIN and more
+ * mapped, given back whole when freed; the heap's top is given back
+ * past XMALLOC_TRIM_MIN free.
+ */
+void
+xmalloc_init(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, XMALLOC_MMAP_MIN);
+	mallopt(M_TRIM_THRESHOLD, XMALLOC_TRIM_MIN);
+#endif
+}
+
+/*
  * Return the heap's free pages to the kernel when they are worth it: a
  * round frees what it built, and tables dropped from the caches leave
  * holes under live allocations that free() never gives back.  Only when
@@ -107,5 +129,20 @@ xmalloc_trim(size_t min)
 	return 1;
 #else
 	return 0;
+#endif
+}
+
+/* For SIGUSR1: the heap as malloc sees it. */
+void
+xmalloc_log_state(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+	struct mallinfo2	 mi;
+
+	mi = mallinfo2();
+	log_info("heap: %zu KiB in use, %zu KiB free in an arena of %zu KiB "
+	    "(%zu KiB at its top), %zu KiB mapped in %zu blocks",
+	    mi.uordblks >> 10, mi.fordblks >> 10, mi.arena >> 10,
+	    mi.keepcost >> 10, mi.hblkhd >> 10, mi.hblks);
 #endif
 }

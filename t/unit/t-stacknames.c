@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profile/frametab.h"
 #include "sym/resolve.h"
 #include "config.h"
 #include "round/stacknames.h"
@@ -192,6 +193,97 @@ test_frames(void)
 	stacknames_free(sn);
 }
 
+/*
+ * Programs that come and go leave their names behind: once the names
+ * doubled, those no stack or frame kept uses are dropped, and the ids
+ * kept are renumbered to the same names.
+ */
+static int
+same_loc(const struct stacknames *sn, const uint32_t *ids, size_t n,
+    const char *const *want)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(stacknames_loc_name(sn, ids[i]), want[i]) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+static void
+test_compact(void)
+{
+	struct stacknames		*sn;
+	struct stacknames_stats		 st;
+	struct frametab_frame		 f;
+	struct frametab_map		 m;
+	const struct frametab_loc	*l;
+	const struct frametab_map	*lm;
+	const uint32_t			*got;
+	uint32_t			 ids[3], flags, x;
+	const char			*want[3] = { "keep_main", "keep_a",
+					    "keep_b" };
+	char				 name[64];
+	size_t				 i, n, nextra, names;
+
+	sn = stacknames_create(2, 1000000);
+	/* keep_main: a location with a mapping, a source file, a line. */
+	memset(&m, 0, sizeof(m));
+	m.file = stacknames_intern(sn, "/usr/bin/keep");
+	m.build_id = stacknames_intern(sn, "abcdef");
+	m.start = 0x1000;
+	m.limit = 0x2000;
+	memset(&f, 0, sizeof(f));
+	f.map = frametab_map_add(stacknames_frames(sn), &m);
+	f.file = stacknames_intern(sn, "keep.c");
+	f.line = 42;
+	f.addr = 0x1234;
+	ids[0] = stacknames_loc(sn, want[0], &f);
+	for (i = 1; i < 3; i++)
+		ids[i] = stacknames_loc(sn, want[i], NULL);
+	/* A stack (its extra a location) and a frame (its extra flags). */
+	stacknames_put(sn, 1, 0x10, ids, 2, &ids[2], 1);
+	stacknames_put(sn, 1, 0x10, ids, 2, &ids[2], 1);
+	stacknames_frame_put(sn, 1, 0x20, &ids[1], 1, 0x7);
+	/* 40,000 names of frames that go, a generation at a time. */
+	for (i = 0; i < 40000; i++) {
+		snprintf(name, sizeof(name), "gone_generation_%zu_function_"
+		    "with_a_long_name", i);
+		x = stacknames_loc(sn, name, NULL);
+		stacknames_frame_put(sn, 2 + i / 1000, 0x1000 + i, &x, 1, 0);
+		if (i % 1000 == 999) {
+			(void)stacknames_get(sn, 1, 0x10, &n, &nextra);
+			(void)stacknames_frame_get(sn, 1, 0x20, &n, &flags);
+			stacknames_round_end(sn);
+		}
+	}
+	stacknames_stats(sn, &st);
+	ok(st.compacted > 0 && st.cleared == 0, "names compacted, not cleared");
+	names = st.names;
+	ok(names < 20000, "the names of frames gone are gone (%zu left)",
+	    names);
+	ok(frametab_nlocs(stacknames_frames(sn)) < 20000,
+	    "and their locations (%zu left)",
+	    frametab_nlocs(stacknames_frames(sn)));
+	got = stacknames_get(sn, 1, 0x10, &n, &nextra);
+	ok(got != NULL && n == 2 && nextra == 1 && same_loc(sn, got, 3, want),
+	    "a stack kept has its names and its extra name");
+	l = got != NULL ? frametab_loc(stacknames_frames(sn), got[0]) : NULL;
+	lm = l != NULL ? frametab_map(stacknames_frames(sn), l->f.map) : NULL;
+	ok(l != NULL && l->f.line == 42 && l->f.addr == 0x1234 &&
+	    strcmp(stacknames_name(sn, l->f.file), "keep.c") == 0,
+	    "its location keeps its source file, line and address");
+	ok(lm != NULL && lm->start == 0x1000 && lm->limit == 0x2000 &&
+	    strcmp(stacknames_name(sn, lm->file), "/usr/bin/keep") == 0 &&
+	    strcmp(stacknames_name(sn, lm->build_id), "abcdef") == 0,
+	    "and its mapping its path and build id");
+	got = stacknames_frame_get(sn, 1, 0x20, &n, &flags);
+	ok(got != NULL && n == 1 && flags == 0x7 && same_loc(sn, got, 1,
+	    &want[1]), "a frame kept has its name, its flags unchanged");
+	stacknames_free(sn);
+}
+
 int
 main(void)
 {
@@ -209,6 +301,7 @@ main(void)
 	char			 name[32];
 
 	test_admission();
+	test_compact();
 	test_frames();
 	test_aging_random();
 
