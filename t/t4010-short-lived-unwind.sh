@@ -17,6 +17,8 @@ test_expect_success ROOT,BPF '100 fresh programs of 50 ms each' '
 	sample_rate = 997
 	unwind = auto
 	unwind_table_bytes = 67108864
+	[targets]
+	short_lived_ms = 0
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
 	i=0 &&

@@ -160,11 +160,11 @@ pids_load(struct pids *p, struct pids_proc *proc, int exec, uint64_t stack)
 
 /*
  * The unwinder met code in no mapping it knows (a library loaded
- * since): the maps read again for it, and for the native frames above
- * Python.  The symbols wait for the round, which reads the maps again
- * itself for an address it does not know: their tables cost more than
- * a walk's mappings, and a process's start, when most libraries come,
- * is when the daemon must read its Python code objects before they go.
+ * since): the maps read again for it, for the native frames above
+ * Python and for the symbols (t3008: without them, python3's hashlib
+ * frames stayed [unknown] when the round named them).  The tables of
+ * the mappings the process had are kept; the walker's backoff bounds
+ * how often this runs (unwind_maps_asked).
  */
 void
 pids_load_unwind(struct pids *p, struct pids_proc *proc)
@@ -178,7 +178,11 @@ pids_load_unwind(struct pids *p, struct pids_proc *proc)
 	unwind_maps_proc_asked(proc->uw);
 	proc->uw = unwind_maps_proc(p->unwind, proc->uw, proc->pid, maps);
 	python_proc_maps_update(proc->py, maps);
-	procmaps_free(maps);
+	/* Its symbols too: the tables of the mappings it had are kept. */
+	if (proc->rp != NULL)
+		resolve_proc_reload_maps(p->resolve, proc->rp, maps);
+	else
+		procmaps_free(maps);
 }
 
 /*
