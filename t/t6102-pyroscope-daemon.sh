@@ -89,9 +89,14 @@ test_expect_success ROOT,BPF,PYTHON3 'the next start delivers them, oldest first
 	check_arrived
 '
 
+# One request at a time: the first, held 20 s by the server, keeps the
+# others queued, so that nothing may arrive before it is answered
+# (with more in flight, the series of services that came since would
+# go out beside it and be answered at once).
 test_expect_success ROOT,BPF,PYTHON3 'a server that answers after 20 s does not hold rounds' '
 	write_conf <<-\EOF &&
 	timeout = 60
+	max_inflight = 1
 	EOF
 	: >mock.log &&
 	mock_ctl "delay 20" &&

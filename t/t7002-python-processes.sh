@@ -11,10 +11,14 @@ read when its stacks are first seen.'
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-python.sh"
 
+# The short one (0.5 s) keeps its own service: what is tested is its
+# Python frames, not the rule that gives short commands their parent's.
 test_expect_success ROOT,BPF 'Python before, after, through exec, and short' '
 	profile_config <<-\EOF &&
 	[profile]
 	sample_rate = 1999
+	[targets]
+	short_lived_ms = 0
 	EOF
 	early= &&
 	for n in $PYTHONS; do
