@@ -623,23 +623,31 @@ offcpu_count(struct profile_offcpu_start *sp, __u32 tid, __u64 end)
 }
 
 /*
- * The thread comes back: its wait ends now, less the CPU time it had
- * since it blocked (ran), which is 0 unless it was switched in once
- * already without this program seeing it (offcpu_out()).
+ * Close the wait that sp holds, seen to end by now: it ended the CPU
+ * time the thread had since it blocked (ran - sp->ran) before now.
+ * That is 0 unless the thread was switched in once already without a
+ * sched_switch event (this VM does not trace some switches, perf sees
+ * the same) and has run since.
  */
+static __always_inline void
+offcpu_close(struct profile_offcpu_start *sp, __u32 tid, __u64 now,
+    __u64 ran)
+{
+	if (ran > sp->ran && ran - sp->ran < now)
+		now -= ran - sp->ran;
+	offcpu_count(sp, tid, now);
+}
+
+/* The thread comes back: its wait ends. */
 static __always_inline void
 offcpu_in(__u32 tid, __u64 ran)
 {
 	struct profile_offcpu_start	*sp;
-	__u64				 now;
 
 	sp = bpf_map_lookup_elem(&offcpu_start, &tid);
 	if (sp == NULL || sp->ts == 0)
 		return;
-	now = bpf_ktime_get_ns();
-	if (ran > sp->ran && ran - sp->ran < now)
-		now -= ran - sp->ran;
-	offcpu_count(sp, tid, now);
+	offcpu_close(sp, tid, bpf_ktime_get_ns(), ran);
 }
 
 static __always_inline void
@@ -649,17 +657,11 @@ offcpu_out(void *ctx, struct task_struct *prev, __u32 tgid, __u32 tid,
 	struct profile_offcpu_start	*sp, start = {};
 	struct profile_pid_config	*cfg;
 
-	/*
-	 * A wait still open: the thread was switched in without a
-	 * sched_switch event (this VM does not trace some switches, perf
-	 * sees the same), and has run since.  It ran ran - sp->ran of the
-	 * time since then: the wait ended that long before now.
-	 */
+	/* A wait still open: its end went untraced (offcpu_close()). */
 	if ((sp = bpf_map_lookup_elem(&offcpu_start, &tid)) != NULL &&
 	    sp->ts != 0) {
 		stat_add(PROFILE_STAT_OFFCPU_UNSEEN_IN, 1);
-		offcpu_count(sp, tid, ran > sp->ran && ran - sp->ran < now ?
-		    now - (ran - sp->ran) : now);
+		offcpu_close(sp, tid, now, ran);
 	}
 	if ((cfg = task_config_flags(tgid, flags, 1)) == NULL)
 		return;
@@ -770,21 +772,19 @@ on_exit(void *ctx)
 {
 	struct profile_offcpu_start	*sp;
 	struct task_struct		*task;
-	__u64				 id, now, ran;
+	__u64				 id;
 	__u32				 tid, pid;
 
 	id = bpf_get_current_pid_tgid();
 	tid = (__u32)id;
 	pid = id >> 32;
 	task = (struct task_struct *)bpf_get_current_task();
-	/* A wait whose end went untraced (offcpu_out()) ends here. */
+	/* A wait whose end went untraced (offcpu_close()) ends here. */
 	if ((sp = bpf_map_lookup_elem(&offcpu_start, &tid)) != NULL &&
 	    sp->ts != 0) {
 		stat_add(PROFILE_STAT_OFFCPU_UNSEEN_IN, 1);
-		now = bpf_ktime_get_ns();
-		ran = BPF_CORE_READ(task, se.sum_exec_runtime);
-		offcpu_count(sp, tid, ran > sp->ran && ran - sp->ran < now ?
-		    now - (ran - sp->ran) : now);
+		offcpu_close(sp, tid, bpf_ktime_get_ns(),
+		    BPF_CORE_READ(task, se.sum_exec_runtime));
 	}
 	bpf_map_delete_elem(&offcpu_start, &tid);
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)
