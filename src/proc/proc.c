@@ -98,13 +98,3 @@ proc_stat(pid_t pid, struct proc_stat *st)
 	st->kthread = (flags & 0x00200000) != 0;
 	return 0;
 }
-
-int
-proc_is_kthread(pid_t pid)
-{
-	struct proc_stat	 st;
-
-	if (proc_stat(pid, &st) == -1)
-		return 0;
-	return st.kthread;
-}

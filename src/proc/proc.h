@@ -12,7 +12,6 @@ struct proc_stat {
 
 int	proc_exists(pid_t);
 int	proc_comm(pid_t, char *, size_t);
-int	proc_is_kthread(pid_t);
 int	proc_stat(pid_t, struct proc_stat *);
 ssize_t	proc_read_file(pid_t, const char *, char *, size_t);
 
