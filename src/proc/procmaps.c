@@ -8,6 +8,7 @@
  * skipped without being stored, and the number of entries is capped.
  */
 #include <sys/types.h>
+#include <sys/auxv.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/log.h"
 #include "procmaps.h"
@@ -499,4 +501,37 @@ procmaps_basename(const struct procmaps_entry *e)
 	if ((p = strrchr(e->path, '/')) != NULL && p[1] != '\0')
 		return p + 1;
 	return e->path;
+}
+
+/*
+ * The daemon's own vDSO, found once: its size (0: none) and its image
+ * in *img.  The same kernel maps the same image into every process of
+ * an ABI: the symbols and the unwinder compare a process's with it.
+ */
+size_t
+procmaps_vdso_self(const uint8_t **img)
+{
+	static const uint8_t		*self;
+	static size_t			 len;
+	static int			 tried;
+	const struct procmaps_entry	*e;
+	struct procmaps			*m;
+	unsigned long			 base;
+
+	if (!tried) {
+		tried = 1;
+		if ((base = getauxval(AT_SYSINFO_EHDR)) != 0 &&
+		    (m = procmaps_read(getpid())) != NULL) {
+			if ((e = procmaps_lookup(m, base)) != NULL &&
+			    strcmp(e->path, "[vdso]") == 0 &&
+			    e->start == base &&
+			    e->end - e->start <= PROCMAPS_VDSO_MAX) {
+				self = (const uint8_t *)base;
+				len = e->end - e->start;
+			}
+			procmaps_free(m);
+		}
+	}
+	*img = self;
+	return len;
 }

@@ -56,4 +56,8 @@ const struct procmaps_entry *procmaps_lookup(const struct procmaps *,
 const char	*procmaps_basename(const struct procmaps_entry *);
 int		 procmaps_is_data(const struct procmaps *, uint64_t);
 
+/* A vDSO is a few pages; a bigger mapping of that name is not read. */
+#define PROCMAPS_VDSO_MAX	(1024 * 1024)
+size_t		 procmaps_vdso_self(const uint8_t **);
+
 #endif

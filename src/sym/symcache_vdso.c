@@ -8,7 +8,6 @@
  * access), a vDSO of our size is taken for ours.
  */
 #include <sys/types.h>
-#include <sys/auxv.h>
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,36 +22,25 @@
 #include "util/hash.h"
 #include "util/xmalloc.h"
 
-/* A vDSO is a few pages; a bigger mapping of that name is not read. */
-#define SYMCACHE_VDSO_MAX	(1024 * 1024)
-
-/* Our own vDSO, read once from our memory. */
+/* Our own vDSO, loaded once from our memory. */
 static void
 symcache_vdso_self(struct symcache *c)
 {
-	const struct procmaps_entry	*e;
-	struct procmaps			*m;
-	struct symcache_file		*f;
-	unsigned long			 base;
+	struct symcache_file	*f;
+	const uint8_t		*img;
+	size_t			 len;
 
 	c->vdso_tried = 1;
-	if ((base = getauxval(AT_SYSINFO_EHDR)) == 0 ||
-	    (m = procmaps_read(getpid())) == NULL)
+	if ((len = procmaps_vdso_self(&img)) == 0)
 		return;
-	if ((e = procmaps_lookup(m, base)) != NULL &&
-	    strcmp(e->path, "[vdso]") == 0 && e->start == base &&
-	    e->end - e->start <= SYMCACHE_VDSO_MAX) {
-		f = symcache_file_new();
-		f->vdso = 1;
-		if (symfile_load_mem(&f->sf, (void *)base,
-		    e->end - e->start) == 0) {
-			c->vdso = f;
-			c->vdso_img = (void *)base;
-			c->vdso_size = e->end - e->start;
-		} else
-			symcache_file_free(f);
-	}
-	procmaps_free(m);
+	f = symcache_file_new();
+	f->vdso = 1;
+	if (symfile_load_mem(&f->sf, (void *)img, len) == 0) {
+		c->vdso = f;
+		c->vdso_img = img;
+		c->vdso_size = len;
+	} else
+		symcache_file_free(f);
 }
 
 /*
@@ -72,7 +60,7 @@ symcache_vdso_get(struct symcache *c, pid_t pid,
 
 	if (!c->vdso_tried)
 		symcache_vdso_self(c);
-	if (size == 0 || size > SYMCACHE_VDSO_MAX)
+	if (size == 0 || size > PROCMAPS_VDSO_MAX)
 		return NULL;
 	buf = xmalloc(size);
 	if (proc_root_read_mem(pid, me->start, buf, size) == -1) {

@@ -15,7 +15,6 @@
  * to belong to the file.
  */
 #include <sys/types.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 
 #include <fcntl.h>
@@ -31,38 +30,6 @@
 #include "unwind_maps_source.h"
 #include "util/xmalloc.h"
 
-/* A vDSO is a few pages; a bigger mapping of that name is not read. */
-#define UNWIND_MAPS_VDSO_MAX	(1024 * 1024)
-
-/* Our own vDSO: its size, or 0. */
-static size_t
-unwind_maps_source_vdso_self(const uint8_t **img)
-{
-	static const uint8_t	*self;
-	static size_t		 len;
-	static int		 tried;
-	const struct procmaps_entry	*e;
-	struct procmaps		*m;
-	unsigned long		 base;
-
-	if (!tried) {
-		tried = 1;
-		if ((base = getauxval(AT_SYSINFO_EHDR)) != 0 &&
-		    (m = procmaps_read(getpid())) != NULL) {
-			if ((e = procmaps_lookup(m, base)) != NULL &&
-			    strcmp(e->path, "[vdso]") == 0 &&
-			    e->start == base &&
-			    e->end - e->start <= UNWIND_MAPS_VDSO_MAX) {
-				self = (const uint8_t *)base;
-				len = e->end - e->start;
-			}
-			procmaps_free(m);
-		}
-	}
-	*img = self;
-	return len;
-}
-
 uint8_t *
 unwind_maps_source_vdso(pid_t pid, const struct procmaps_entry *e,
     size_t *len)
@@ -71,11 +38,11 @@ unwind_maps_source_vdso(pid_t pid, const struct procmaps_entry *e,
 	uint8_t		*buf;
 	size_t		 size = e->end - e->start, slen;
 
-	if (size == 0 || size > UNWIND_MAPS_VDSO_MAX)
+	if (size == 0 || size > PROCMAPS_VDSO_MAX)
 		return NULL;
 	buf = xmalloc(size);
 	if (proc_root_read_mem(pid, e->start, buf, size) == -1) {
-		slen = unwind_maps_source_vdso_self(&self);
+		slen = procmaps_vdso_self(&self);
 		if (slen != size) {
 			free(buf);
 			return NULL;
