@@ -242,6 +242,10 @@ session_drain_events(struct session *s)
 
 	do {
 		s->events_full = 0;
+		if ((rv = ring_buffer__consume(s->stack_rb)) < 0) {
+			errno = -rv;
+			log_warn("stack ring buffer");
+		}
 		if ((rv = ring_buffer__consume(s->rb)) < 0 &&
 		    !s->events_full) {
 			errno = -rv;
@@ -344,23 +348,14 @@ session_open(struct ev_loop *loop, const struct config *conf,
 
 	session_stacks_open(s);
 	/*
-	 * Stacks first: a consume reads the rings in the order they were
-	 * added, and an event that names a stack (SAMPLED, PYSTACK) is
-	 * sent after it.
-	 */
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.stack_rb),
-	    session_stacks_rb_cb, s, NULL);
-	if ((err = libbpf_get_error(s->rb)) != 0) {
-		s->rb = NULL;
-		errno = -err;
-		log_warn("stack ring buffer");
-		goto fail;
-	}
-	/*
-	 * The same stack ring again, alone: an event may be read before
-	 * the stack it names when BPF wrote both while the consume was
-	 * past the stack ring, and session_drain_events() then reads it
-	 * again before the event is handed on.
+	 * Two rings, each its own ring_buffer and watcher: a consume reads
+	 * the stack ring, then the events, then the stack ring again, so
+	 * that an event that names a stack (SAMPLED, PYSTACK) is handed on
+	 * after the stack, even when BPF wrote both while the consume was
+	 * past the stack ring.  Each ring is mapped once: libbpf maps a
+	 * ring's data twice over (for records that wrap), 4 MiB of RSS for
+	 * a 2 MiB stack ring; a second ring_buffer of the same ring, as
+	 * there was, mapped it again.
 	 */
 	s->stack_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.stack_rb),
 	    session_stacks_rb_cb, s, NULL);
@@ -370,8 +365,10 @@ session_open(struct ev_loop *loop, const struct config *conf,
 		log_warn("stack ring buffer");
 		goto fail;
 	}
-	if ((err = ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.events),
-	    session_rb_sample, s)) != 0) {
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events),
+	    session_rb_sample, s, NULL);
+	if ((err = libbpf_get_error(s->rb)) != 0) {
+		s->rb = NULL;
 		errno = -err;
 		log_warn("ring buffer");
 		goto fail;
@@ -380,6 +377,10 @@ session_open(struct ev_loop *loop, const struct config *conf,
 	    EV_READ);
 	s->rb_ev.data = s;
 	ev_io_start(loop, &s->rb_ev);
+	ev_io_init(&s->stack_rb_ev, session_rb_cb,
+	    ring_buffer__epoll_fd(s->stack_rb), EV_READ);
+	s->stack_rb_ev.data = s;
+	ev_io_start(loop, &s->stack_rb_ev);
 
 	s->exec_link = bpf_program__attach(s->skel->progs.on_exec);
 	if ((err = libbpf_get_error(s->exec_link)) != 0) {
@@ -417,7 +418,10 @@ session_close(struct session *s)
 		ev_io_stop(s->loop, &s->rb_ev);
 		ring_buffer__free(s->rb);
 	}
-	ring_buffer__free(s->stack_rb);
+	if (s->stack_rb != NULL) {
+		ev_io_stop(s->loop, &s->stack_rb_ev);
+		ring_buffer__free(s->stack_rb);
+	}
 	session_unwind_close(s->unwind);
 	profile_bpf__destroy(s->skel);
 	session_stacks_close(s);

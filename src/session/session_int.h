@@ -25,9 +25,10 @@ struct session_cpu {
 struct session {
 	struct ev_loop		*loop;
 	struct profile_bpf	*skel;
-	struct ring_buffer	*rb;
-	struct ring_buffer	*stack_rb;	/* the stack ring alone */
+	struct ring_buffer	*rb;		/* the event ring */
+	struct ring_buffer	*stack_rb;	/* the stack ring */
 	ev_io			 rb_ev;
+	ev_io			 stack_rb_ev;
 	session_event_cb	 cb;
 	void			*cb_arg;
 	/* Events read, handed to cb once the rings are read. */
