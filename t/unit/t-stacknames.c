@@ -284,6 +284,58 @@ test_compact(void)
 	stacknames_free(sn);
 }
 
+/*
+ * Locations pile up without new names: one function name in thousands
+ * of mappings (a program run again and again, each its own copy) is a
+ * location each, some 56 bytes, against one name.  Compaction counts
+ * them with the names, or they are never given back.
+ */
+static void
+test_compact_locations(void)
+{
+	struct stacknames	*sn;
+	struct stacknames_stats	 st;
+	struct frametab_frame	 f;
+	struct frametab_map	 m;
+	uint32_t		 x, flags;
+	const uint32_t		*got;
+	size_t			 i, n, peak = 0;
+
+	sn = stacknames_create(2, 1000000);
+	x = stacknames_loc(sn, "kept", NULL);
+	stacknames_frame_put(sn, 1, 0x20, &x, 1, 0x3);
+	memset(&m, 0, sizeof(m));
+	m.file = stacknames_intern(sn, "/tmp/copy");
+	memset(&f, 0, sizeof(f));
+	for (i = 0; i < 60000; i++) {
+		m.start = 0x10000 * (i + 1);
+		m.limit = m.start + 0x1000;
+		m.offset = m.start;
+		f.map = frametab_map_add(stacknames_frames(sn), &m);
+		x = stacknames_loc(sn, "main", &f);
+		stacknames_frame_put(sn, 2 + i / 1000, 0x1000 + i, &x, 1, 0);
+		if (i % 1000 == 999) {
+			(void)stacknames_frame_get(sn, 1, 0x20, &n, &flags);
+			stacknames_round_end(sn);
+			stacknames_stats(sn, &st);
+			if (st.bytes > peak)
+				peak = st.bytes;
+		}
+	}
+	stacknames_stats(sn, &st);
+	ok(st.compacted > 0 && st.cleared == 0 &&
+	    frametab_nlocs(stacknames_frames(sn)) < 20000,
+	    "locations of one name in 60,000 mappings compacted (%zu left)",
+	    frametab_nlocs(stacknames_frames(sn)));
+	ok(peak < 4 * 1024 * 1024, "the names' tables peaked at %zu KiB",
+	    peak >> 10);
+	got = stacknames_frame_get(sn, 1, 0x20, &n, &flags);
+	ok(got != NULL && n == 1 && flags == 0x3 &&
+	    strcmp(stacknames_loc_name(sn, got[0]), "kept") == 0,
+	    "a frame kept keeps its name");
+	stacknames_free(sn);
+}
+
 int
 main(void)
 {
@@ -302,6 +354,7 @@ main(void)
 
 	test_admission();
 	test_compact();
+	test_compact_locations();
 	test_frames();
 	test_aging_random();
 
