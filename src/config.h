@@ -118,6 +118,7 @@ struct config {
 	int		 svg;
 	long long	 retention_hours;	/* 0: keep forever */
 	long long	 max_bytes;		/* 0: no limit */
+	long long	 svg_hour_bytes;	/* last-hour.svg's sums */
 
 	/* [metrics] */
 	char		*metrics_listen;	/* host:port; "": no listener */

@@ -273,6 +273,41 @@ test_expect_success ROOT,BPF 'a running daemon draws the flame graphs after each
 	test "$(svg_total run/cpu/b6000/last-hour.svg)" = "$all"
 '
 
+test_expect_success ROOT,BPF 'svg_hour_bytes bounds the sums of last-hour.svg' '
+	# Nine minutes of the hour before, 500 stacks of their own each:
+	# some 0.5 MB of sums, under the default bound, over 64 KiB.
+	now=$(date +%s) &&
+	for b in hour_default hour_small; do
+		mkdir -p $b/cpu/b6000 &&
+		for m in 1 2 3 4 5 6 7 8 9; do
+			t=$((now - m * 60)) &&
+			f=$b/cpu/b6000/$(date -u -d @$t +%Y%m%dT%H%M%SZ).folded &&
+			awk -v m=$m "BEGIN { for (i = 0; i < 500; i++)
+			    printf \"b6000;planted_%d;leaf_%d_%d 1\\n\", m, m, i }" \
+			    >"$f" &&
+			touch -d @$t "$f" || return 1
+		done || return 1
+	done &&
+	printf "[daemon]\ncollect_interval = 1\n[profile]\nsample_rate = 499\n" \
+	    >hour_default.conf &&
+	cp hour_default.conf hour_small.conf &&
+	printf "[output]\nsvg_hour_bytes = 65536\n" >>hour_small.conf &&
+	for b in hour_default hour_small; do
+		daemon_start -c $b.conf -o $b &&
+		./b6000 -t 2 >burn3.out &&
+		daemon_stop || return 1
+	done &&
+	grep -o "b6000: cpu, last [^,]*," hour_default/cpu/b6000/last-hour.svg \
+	    >default.title &&
+	grep -o "b6000: cpu, last [^,]*," hour_small/cpu/b6000/last-hour.svg \
+	    >small.title &&
+	cat default.title small.title &&
+	grep "last hour," default.title &&
+	grep "last [0-9]* min (memory bound)," small.title &&
+	grep "<title>planted_9 (" hour_default/cpu/b6000/last-hour.svg &&
+	! grep "<title>planted_9 (" hour_small/cpu/b6000/last-hour.svg
+'
+
 test_expect_success ROOT,BPF,CHROMIUM 'the hot function shows in Chromium' '
 	cp out/cpu/b6000/latest.svg latest.svg &&
 	chromium_run latest.svg --screenshot="$PWD/daemon.png" \

@@ -153,7 +153,8 @@ flamegraph_hours_budget(struct flamegraph_hours *hs, size_t bytes)
 	hs->budget = bytes;
 }
 
-/* Other memory bounds than FLAMEGRAPH_HOUR_MEM and _HOURS_MEM: tests. */
+/* Other memory bounds than FLAMEGRAPH_HOUR_MEM and _HOURS_MEM: [output]
+ * svg_hour_bytes (sinks.c), and tests. */
 void
 flamegraph_hours_mem(struct flamegraph_hours *hs, size_t dir, size_t all)
 {

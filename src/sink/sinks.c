@@ -115,6 +115,14 @@ sinks_draw_cb(struct ev_loop *loop, ev_idle *w, int revents)
 	sinks_draw(w->data);
 }
 
+/* last-hour.svg's sums: svg_hour_bytes for all, half of it for one. */
+static void
+sinks_hours_mem(struct sinks *s, const struct config *conf)
+{
+	flamegraph_hours_mem(s->hours, conf->svg_hour_bytes / 2,
+	    conf->svg_hour_bytes);
+}
+
 struct sinks *
 sinks_create(struct ev_loop *loop, const struct config *conf)
 {
@@ -124,6 +132,7 @@ sinks_create(struct ev_loop *loop, const struct config *conf)
 	s->loop = loop;
 	s->pyroscope = pyroscope_create(loop, conf);
 	s->hours = flamegraph_hours_create();
+	sinks_hours_mem(s, conf);
 	s->retention = retention_cache_create();
 	if (loop != NULL) {
 		ev_idle_init(&s->draw, sinks_draw_cb);
@@ -159,7 +168,10 @@ sinks_configure(struct sinks *s, const struct config *conf)
 {
 	/* The round waiting to be drawn was written under the old one. */
 	sinks_settle(s);
-	return pyroscope_configure(s->pyroscope, conf);
+	if (pyroscope_configure(s->pyroscope, conf) == -1)
+		return -1;
+	sinks_hours_mem(s, conf);
+	return 0;
 }
 
 /*
