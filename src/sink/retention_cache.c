@@ -32,25 +32,33 @@
 #define RETENTION_CACHE_AGE	300	/* seconds before all is stat'ed */
 #define RETENTION_CACHE_MIN	1024	/* slots */
 
+/*
+ * 32 bytes a profile: the cache grows with the files kept (a directory
+ * of retention_hours of them), 56 bytes each at first, 3.6 MB for the
+ * 28,800 files an hour of a soak at collect_interval = 1 left.  Its
+ * device is the cache's (the output directory's; profiles of another
+ * one are stat'ed every time) and only regular files are kept, so
+ * neither is stored.
+ */
 struct retention_cache_ent {
-	dev_t		 dev;
-	ino_t		 ino;
-	uint64_t	 name;		/* hash */
-	off_t		 size;
-	time_t		 mtime;
-	mode_t		 mode;
+	uint64_t	 ino;		/* 0: empty */
+	int64_t		 size;
+	int64_t		 mtime;
+	uint32_t	 name;		/* hash */
 	uint32_t	 gen;		/* of the sweep that listed it */
 };
 
 struct retention_cache {
-	struct retention_cache_ent *tab;	/* ino 0: empty */
+	struct retention_cache_ent *tab;
 	size_t			 size, used;	/* size a power of two */
 	uint32_t		 gen;
 	time_t			 since;		/* of the last full stat */
+	dev_t			 dev;		/* of all it holds */
+	int			 has_dev;
 };
 
 static size_t	 retention_cache_slot(const struct retention_cache *,
-		    dev_t, ino_t, uint64_t);
+		    ino_t, uint32_t);
 static void	 retention_cache_put(struct retention_cache *,
 		    const struct retention_cache_ent *);
 
@@ -75,15 +83,14 @@ retention_cache_free(struct retention_cache *c)
 }
 
 static size_t
-retention_cache_slot(const struct retention_cache *c, dev_t dev, ino_t ino,
-    uint64_t name)
+retention_cache_slot(const struct retention_cache *c, ino_t ino,
+    uint32_t name)
 {
 	size_t	 mask = c->size - 1, j;
 
-	j = hash_mix((uint64_t)ino ^ name ^ ((uint64_t)dev << 40));
+	j = hash_mix((uint64_t)ino ^ ((uint64_t)name << 32));
 	for (j &= mask; c->tab[j].ino != 0; j = (j + 1) & mask)
-		if (c->tab[j].ino == ino && c->tab[j].dev == dev &&
-		    c->tab[j].name == name)
+		if (c->tab[j].ino == ino && c->tab[j].name == name)
 			break;
 	return j;
 }
@@ -106,7 +113,7 @@ retention_cache_put(struct retention_cache *c,
 				retention_cache_put(c, &old[i]);
 		free(old);
 	}
-	i = retention_cache_slot(c, e->dev, e->ino, e->name);
+	i = retention_cache_slot(c, e->ino, e->name);
 	if (c->tab[i].ino == 0)
 		c->used++;
 	c->tab[i] = *e;
@@ -122,6 +129,7 @@ retention_cache_begin(struct retention_cache *c, time_t now)
 	memset(c->tab, 0, c->size * sizeof(*c->tab));
 	c->used = 0;
 	c->since = now;
+	c->has_dev = 0;		/* the output directory may have moved */
 }
 
 /* A sweep ends: what it did not list is gone. */
@@ -146,8 +154,9 @@ retention_cache_end(struct retention_cache *c)
 /*
  * fstatat(dfd, name, sb, AT_SYMLINK_NOFOLLOW) for a profile that
  * readdir() listed with inode ino in a directory on device dev: the
- * mode, size and mtime, from the cache when it was stat'ed before.
- * Only those three fields of sb are set on a hit.
+ * size and mtime, from the cache when it was stat'ed before as a
+ * regular file.  On a hit only those, the file type (S_IFREG), the
+ * inode and the device are set in sb.
  */
 int
 retention_cache_stat(struct retention_cache *c, int dfd, dev_t dev,
@@ -156,17 +165,20 @@ retention_cache_stat(struct retention_cache *c, int dfd, dev_t dev,
 	struct retention_cache_ent	 e, *hit;
 	size_t				 len = strlen(name);
 
-	if (c == NULL || ino == 0)
+	if (c != NULL && !c->has_dev) {
+		c->dev = dev;
+		c->has_dev = 1;
+	}
+	if (c == NULL || ino == 0 || dev != c->dev)
 		return fstatat(dfd, name, sb, AT_SYMLINK_NOFOLLOW);
 	memset(&e, 0, sizeof(e));
-	e.dev = dev;
 	e.ino = ino;
-	e.name = hash_bytes(name, len);
-	hit = &c->tab[retention_cache_slot(c, dev, ino, e.name)];
+	e.name = (uint32_t)hash_bytes(name, len);
+	hit = &c->tab[retention_cache_slot(c, ino, e.name)];
 	if (hit->ino != 0) {
 		hit->gen = c->gen;
 		memset(sb, 0, sizeof(*sb));
-		sb->st_mode = hit->mode;
+		sb->st_mode = S_IFREG;
 		sb->st_size = hit->size;
 		sb->st_mtime = hit->mtime;
 		sb->st_ino = ino;
@@ -176,11 +188,10 @@ retention_cache_stat(struct retention_cache *c, int dfd, dev_t dev,
 	if (fstatat(dfd, name, sb, AT_SYMLINK_NOFOLLOW) == -1)
 		return -1;
 	/* Listed, then replaced before the stat: not a profile kept. */
-	if (sb->st_ino != ino || sb->st_dev != dev)
+	if (sb->st_ino != ino || sb->st_dev != dev || !S_ISREG(sb->st_mode))
 		return 0;
 	e.size = sb->st_size;
 	e.mtime = sb->st_mtime;
-	e.mode = sb->st_mode;
 	e.gen = c->gen;
 	retention_cache_put(c, &e);
 	return 0;
