@@ -172,12 +172,6 @@ pyroscope_http_create(struct ev_loop *loop, pyroscope_http_cb cb, void *arg)
 {
 	struct pyroscope_http	*h;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		fatalx("curl_global_init");
-	if (!(curl_version_info(CURLVERSION_NOW)->features &
-	    CURL_VERSION_ASYNCHDNS))
-		log_warnx("pyroscope: libcurl resolves host names "
-		    "synchronously: a slow DNS server delays the daemon");
 	h = xcalloc(1, sizeof(*h));
 	h->loop = loop;
 	h->cb = cb;
@@ -185,6 +179,27 @@ pyroscope_http_create(struct ev_loop *loop, pyroscope_http_cb cb, void *arg)
 	h->due = -1;
 	TAILQ_INIT(&h->socks);
 	TAILQ_INIT(&h->xfers);
+	ev_init(&h->timer, pyroscope_http_timer_cb);
+	h->timer.data = h;
+	return h;
+}
+
+/*
+ * libcurl is set up at the first request, not at start: its global
+ * init (OpenSSL's) took 2.4 MB of RSS in a daemon that, with the
+ * default keys, never pushes.
+ */
+static void
+pyroscope_http_start(struct pyroscope_http *h)
+{
+	if (h->multi != NULL)
+		return;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		fatalx("curl_global_init");
+	if (!(curl_version_info(CURLVERSION_NOW)->features &
+	    CURL_VERSION_ASYNCHDNS))
+		log_warnx("pyroscope: libcurl resolves host names "
+		    "synchronously: a slow DNS server delays the daemon");
 	if ((h->multi = curl_multi_init()) == NULL)
 		fatalx("curl_multi_init");
 	curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION,
@@ -193,9 +208,6 @@ pyroscope_http_create(struct ev_loop *loop, pyroscope_http_cb cb, void *arg)
 	curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION,
 	    pyroscope_http_timerfn);
 	curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
-	ev_init(&h->timer, pyroscope_http_timer_cb);
-	h->timer.data = h;
-	return h;
 }
 
 void
@@ -208,15 +220,17 @@ pyroscope_http_free(struct pyroscope_http *h)
 	while (!TAILQ_EMPTY(&h->xfers))
 		pyroscope_http_abort(h, TAILQ_FIRST(&h->xfers));
 	ev_timer_stop(h->loop, &h->timer);
-	curl_multi_cleanup(h->multi);
+	if (h->multi != NULL)
+		curl_multi_cleanup(h->multi);
 	/* curl closes its sockets on cleanup; in case it did not say so. */
 	while ((ps = TAILQ_FIRST(&h->socks)) != NULL) {
 		ev_io_stop(h->loop, &ps->io);
 		TAILQ_REMOVE(&h->socks, ps, entry);
 		free(ps);
 	}
+	if (h->multi != NULL)
+		curl_global_cleanup();
 	free(h);
-	curl_global_cleanup();
 }
 
 size_t
@@ -286,6 +300,7 @@ pyroscope_http_post(struct pyroscope_http *hh,
 	char				*s;
 	size_t				 i;
 
+	pyroscope_http_start(hh);
 	if ((e = curl_easy_init()) == NULL) {
 		log_warnx("pyroscope: cannot start a request");
 		return NULL;
