@@ -33,6 +33,9 @@
 # the maps are made, mapped or not; the verdict is given for RSS and for
 # RSS less them, the daemon's own memory.
 #
+# SOAK_SVG_HOUR_BYTES sets [output] svg_hour_bytes, the memory of the
+# hour's sums (default 4194304).
+#
 # SOAK_SECONDS, SOAK_STEP, SOAK_GEN, SOAK_PROCS, SOAK_COMMS change the
 # run; SOAK_NAME (soakw) names the workload's processes, another one for
 # a second run at the same time; BENCH_KEEP=1 keeps its directory.
@@ -48,13 +51,20 @@ NAME=${SOAK_NAME:-soakw}
 bench_need gcc gcc
 
 bench_header "soak: RSS of ebpfspyd over $SECONDS_ s, collect_interval" \
-    "= 1, svg = yes, a new workload program every $GEN s" \
+    "= 1, svg = yes${SOAK_SVG_HOUR_BYTES:+, svg_hour_bytes =" \
+    "$SOAK_SVG_HOUR_BYTES}, a new workload program every $GEN s" \
     "$(test "${SOAK_ONLY:-no}" = yes && echo ", the workload alone")"
 
 bench_conf_default "$BENCH_TMP/ebpfspy.conf"
 PORT=$BENCH_PORT
 sed -i 's/^collect_interval = .*/collect_interval = 1/' \
     "$BENCH_TMP/ebpfspy.conf"
+if test -n "${SOAK_SVG_HOUR_BYTES:-}"; then
+	grep -q '^svg_hour_bytes = ' "$BENCH_TMP/ebpfspy.conf" ||
+	    bench_die "conf/ebpfspy.conf: no svg_hour_bytes line"
+	sed -i "s/^svg_hour_bytes = .*/svg_hour_bytes = $SOAK_SVG_HOUR_BYTES/" \
+	    "$BENCH_TMP/ebpfspy.conf"
+fi
 grep -q '^svg = yes' "$BENCH_TMP/ebpfspy.conf" ||
     bench_die "conf/ebpfspy.conf: svg is not on by default any more"
 if test "${SOAK_ONLY:-no}" = yes; then
