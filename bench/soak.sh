@@ -50,9 +50,9 @@ COMMS=${SOAK_COMMS:-4}
 NAME=${SOAK_NAME:-soakw}
 bench_need gcc gcc
 
+HOUR_BYTES=${SOAK_SVG_HOUR_BYTES:+, svg_hour_bytes = $SOAK_SVG_HOUR_BYTES}
 bench_header "soak: RSS of ebpfspyd over $SECONDS_ s, collect_interval" \
-    "= 1, svg = yes${SOAK_SVG_HOUR_BYTES:+, svg_hour_bytes =" \
-    "$SOAK_SVG_HOUR_BYTES}, a new workload program every $GEN s" \
+    "= 1, svg = yes$HOUR_BYTES, a new workload program every $GEN s" \
     "$(test "${SOAK_ONLY:-no}" = yes && echo ", the workload alone")"
 
 bench_conf_default "$BENCH_TMP/ebpfspy.conf"
