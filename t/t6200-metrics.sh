@@ -145,6 +145,11 @@ test_expect_success ROOT,BPF,CURL,PYTHON3 '/debug/state is valid JSON with the s
 	test "$(json_get s3 bpf.counters.samples)" -gt 0 &&
 	test "$(json_get s3 caches.symbol_tables.entries)" -gt 0 &&
 	test "$(json_get s3 caches.stacks.entries)" -gt 0 &&
+	rss=$(json_get s3 memory.resident_bytes) &&
+	heap=$(json_get s3 memory.heap.in_use_bytes) &&
+	echo "resident $rss, heap in use $heap" &&
+	test "$rss" -gt 4000000 && test "$heap" -gt 100000 &&
+	test "$heap" -lt "$rss" &&
 	json_get s3 last_round.time | grep -E "^[0-9]{4}-[0-9]{2}-[0-9]{2}T"
 '
 

@@ -92,6 +92,8 @@ extern const struct config_key metrics_keys[];
  */
 void		 metrics_prom_write(FILE *, const struct metrics_view *,
 		    const struct metrics_push *, uint64_t);
+/* The daemon's resident memory, bytes (0 if /proc does not say). */
+double		 metrics_prom_rss(void);
 void		 metrics_state_write(FILE *, const struct metrics_view *,
 		    const char *);
 

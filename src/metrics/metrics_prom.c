@@ -165,7 +165,7 @@ metrics_prom_start_time(const struct metrics_view *d)
 }
 
 /* Resident memory from /proc/self/statm; 0 if it cannot be read. */
-static double
+double
 metrics_prom_rss(void)
 {
 	unsigned long	 size, rss;

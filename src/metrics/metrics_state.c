@@ -16,6 +16,7 @@
 #include "round/collect.h"
 #include "config.h"
 #include "util/json.h"
+#include "util/xmalloc.h"
 #include "util/log.h"
 #include "metrics.h"
 #include "round/pids.h"
@@ -113,6 +114,29 @@ metrics_state_bpf(struct json *j, const struct metrics_view *d)
 	json_object_end(j);
 }
 
+/* RSS and the heap, as SIGUSR1 logs it. */
+static void
+metrics_state_memory(struct json *j)
+{
+	struct xmalloc_stats	 st;
+
+	json_object_begin(j, "memory");
+	json_uint(j, "resident_bytes", (uint64_t)metrics_prom_rss());
+	if (xmalloc_stats(&st) == -1)
+		json_null(j, "heap");
+	else {
+		json_object_begin(j, "heap");
+		json_uint(j, "in_use_bytes", st.in_use);
+		json_uint(j, "free_bytes", st.free);
+		json_uint(j, "arena_bytes", st.arena);
+		json_uint(j, "top_bytes", st.top);
+		json_uint(j, "mapped_bytes", st.mapped);
+		json_uint(j, "mapped_blocks", st.nmapped);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
 void
 metrics_state_write(FILE *f, const struct metrics_view *d, const char *listen)
 {
@@ -186,6 +210,8 @@ metrics_state_write(FILE *f, const struct metrics_view *d, const char *listen)
 		json_uint(j, "profiles", cs.last_profiles);
 		json_object_end(j);
 	}
+
+	metrics_state_memory(j);
 
 	json_object_begin(j, "reloads");
 	json_uint(j, "total", d->reloads);

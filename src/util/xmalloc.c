@@ -117,14 +117,12 @@ xmalloc_init(void)
 int
 xmalloc_trim(size_t min)
 {
-#ifdef __GLIBC__
-#if __GLIBC__ > 2 || __GLIBC_MINOR__ >= 33
-	struct mallinfo2	 mi;
+	struct xmalloc_stats	 st;
 
-	mi = mallinfo2();
-	if (mi.fordblks < min || mi.fordblks < mi.uordblks / 4)
+	if (xmalloc_stats(&st) == 0 && (st.free < min ||
+	    st.free < st.in_use / 4))
 		return 0;
-#endif
+#ifdef __GLIBC__
 	malloc_trim(0);
 	return 1;
 #else
@@ -132,17 +130,36 @@ xmalloc_trim(size_t min)
 #endif
 }
 
-/* For SIGUSR1: the heap as malloc sees it. */
-void
-xmalloc_log_state(void)
+int
+xmalloc_stats(struct xmalloc_stats *st)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
 	struct mallinfo2	 mi;
 
 	mi = mallinfo2();
+	st->in_use = mi.uordblks;
+	st->free = mi.fordblks;
+	st->arena = mi.arena;
+	st->top = mi.keepcost;
+	st->mapped = mi.hblkhd;
+	st->nmapped = mi.hblks;
+	return 0;
+#else
+	memset(st, 0, sizeof(*st));
+	return -1;
+#endif
+}
+
+/* For SIGUSR1: the heap as malloc sees it. */
+void
+xmalloc_log_state(void)
+{
+	struct xmalloc_stats	 st;
+
+	if (xmalloc_stats(&st) == -1)
+		return;
 	log_info("heap: %zu KiB in use, %zu KiB free in an arena of %zu KiB "
 	    "(%zu KiB at its top), %zu KiB mapped in %zu blocks",
-	    mi.uordblks >> 10, mi.fordblks >> 10, mi.arena >> 10,
-	    mi.keepcost >> 10, mi.hblkhd >> 10, mi.hblks);
-#endif
+	    st.in_use >> 10, st.free >> 10, st.arena >> 10, st.top >> 10,
+	    st.mapped >> 10, st.nmapped);
 }
