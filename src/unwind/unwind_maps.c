@@ -767,6 +767,39 @@ unwind_maps_proc_ask(struct unwind_maps_proc *up, struct unwind_proc *v)
 	up->nmaps = v->n;
 }
 
+/*
+ * Free the records no process has mapped for UNWIND_MAPS_IDLE that hold
+ * no table of their own: a copy's, borrowing another's rows, or one
+ * whose table was evicted.  Each new copy of a program (a container's
+ * layer, a file copied and run) is a record: a workload that runs new
+ * copies all day kept one each until the 4,096 slots were all taken,
+ * some 400 bytes each, 1.4 MB in an hour of bench/soak.sh.  A loaded
+ * table stays cached without processes (its rows are what a build
+ * costs); a copy mapped again within the minute keeps its record, later
+ * it is built again to find the table it shares.  Once a minute at
+ * most, from the reads of maps.
+ */
+static void
+unwind_maps_sweep(struct unwind_maps *um)
+{
+	struct unwind_maps_file	*f;
+	uint32_t		 now = unwind_maps_now();
+	size_t			 i;
+
+	if (now - um->swept < UNWIND_MAPS_IDLE)
+		return;
+	um->swept = now;
+	for (i = 0; i < um->nslots; i++) {
+		if ((f = um->byid[i]) == NULL || f->refs != 0 ||
+		    (f->state != UNWIND_MAPS_SHARED &&
+		    f->state != UNWIND_MAPS_NONE) ||
+		    now - f->used < UNWIND_MAPS_IDLE)
+			continue;
+		unwind_maps_file_free(um, f);
+		um->st.idle_freed++;
+	}
+}
+
 struct unwind_maps_proc *
 unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
     pid_t pid, const struct procmaps *maps)
@@ -856,6 +889,7 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	 */
 	if (um->st.queued > queued)
 		unwind_maps_build(um, UNWIND_MAPS_SLICE_NS);
+	unwind_maps_sweep(um);
 	return up;
 }
 
@@ -967,12 +1001,13 @@ unwind_maps_log_state(struct unwind_maps *um)
 	    "%zu/%zu rows, %zu/%zu pages, %zu bytes, %zu processes, "
 	    "%" PRIu64 " built in %" PRIu64 " ms of CPU (%" PRIu64
 	    " from debug files), %zu vdso, %" PRIu64 " without table, %"
-	    PRIu64 " evictions, %" PRIu64 " full",
+	    PRIu64 " evictions, %" PRIu64 " full, %" PRIu64 " idle "
+	    "records freed",
 	    st.files, st.tables, st.queued, st.shared, st.rows, st.rows_max,
 	    st.pages,
 	    st.pages_max, st.bytes, st.procs, st.builds,
 	    st.build_ns / 1000000, st.builds_debug, st.vdso, st.build_failed,
-	    st.evictions, st.full);
+	    st.evictions, st.full, st.idle_freed);
 	session_unwind_stats(um->su, s);
 	for (i = 0; i < UNWIND_STAT_MAX && len < sizeof(buf); i++)
 		len += snprintf(buf + len, sizeof(buf) - len, "%s%s %" PRIu64,

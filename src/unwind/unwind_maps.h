@@ -31,6 +31,8 @@ struct unwind_maps_stats {
 	uint64_t	 build_failed;	/* files with no usable table */
 	uint64_t	 build_ns;	/* CPU time spent building */
 	uint64_t	 evictions;	/* tables evicted to make room */
+	uint64_t	 idle_freed;	/* records of no table of their own
+					   dropped, unmapped a while */
 	uint64_t	 full;		/* tables that did not fit, or over a
 					   quarter of the room */
 	uint64_t	 proc_maps_over; /* mappings past UNWIND_PROC_MAPS */

@@ -26,6 +26,8 @@ struct session_unwind;
 #define UNWIND_MAPS_RETRY	10		/* seconds before a table that did
 						   not fit is built again */
 #define UNWIND_MAPS_ASK_MAX	64	/* ticks between asks, at most */
+#define UNWIND_MAPS_IDLE	60	/* seconds a record of no table of
+					   its own is kept unmapped */
 
 enum unwind_maps_state {
 	UNWIND_MAPS_NONE,	/* no table: evicted, or never built */
@@ -113,6 +115,7 @@ struct unwind_maps {
 	struct unwind_table_limits limits;	/* of one table */
 	char			*debug_dirs;	/* [symbols] debug_dirs */
 	uint32_t		 gen;		/* the last publication's */
+	uint32_t		 swept;		/* unwind_maps_now() of the last */
 };
 
 uint32_t	 unwind_maps_now(void);
