@@ -128,7 +128,7 @@ static const struct config_key config_output_keys[] = {
 	{ "output", "svg", CONFIG_BOOL, OFF(svg), 0, 0, NULL, "yes",
 	    CONFIG_LIVE, "write SVG flame graphs", NULL },
 	{ "output", "svg_hour_bytes", CONFIG_INT, OFF(svg_hour_bytes),
-	    65536, 1LL << 30, NULL, "4194304", CONFIG_LIVE,
+	    65536, 1LL << 30, NULL, "2097152", CONFIG_LIVE,
 	    "memory for last-hour.svg's sums, bytes (a directory: half)",
 	    NULL },
 	{ "output", "retention_hours", CONFIG_INT, OFF(retention_hours), 0,

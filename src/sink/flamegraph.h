@@ -75,8 +75,8 @@ long		 flamegraph_folded_read(struct profile *, FILE *, size_t *);
 #define FLAMEGRAPH_HOUR		3600		/* seconds of last-hour.svg */
 #define FLAMEGRAPH_HOUR_BYTES	(64 << 20)	/* folded bytes read */
 /* Bytes held, a directory and all, unless flamegraph_hours_mem() says. */
-#define FLAMEGRAPH_HOUR_MEM	(2 << 20)
-#define FLAMEGRAPH_HOURS_MEM	(4 << 20)
+#define FLAMEGRAPH_HOUR_MEM	(1 << 20)
+#define FLAMEGRAPH_HOURS_MEM	(2 << 20)
 
 /*
  * flamegraph_hour.c: the profiles of the last hour of the sink's
