@@ -153,6 +153,23 @@ test_expect_success ROOT,BPF,CURL,PYTHON3 '/debug/state is valid JSON with the s
 	json_get s3 last_round.time | grep -E "^[0-9]{4}-[0-9]{2}-[0-9]{2}T"
 '
 
+# bpf_maps_rss: "KiB of each bpf-map mapping" of the daemon, largest first.
+bpf_maps_rss () {
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { bpf = $6 == "anon_inode:bpf-map" }
+	    bpf && $1 == "Rss:" { print $2 }' "/proc/$(daemon_pid)/smaps" |
+	    sort -rn
+}
+
+test_expect_success ROOT,BPF,CURL 'each ring buffer is mapped once' '
+	# The stack ring (2 MiB at the default stack_map_entries) maps as
+	# 4 MiB and a page: libbpf maps its data twice over, for records
+	# that wrap.  A second mapping of it was 4 MB of RSS for nothing.
+	bpf_maps_rss >maps &&
+	cat maps | tr "\n" " " && echo &&
+	test "$(grep -c "^4100$" maps)" = 1 &&
+	test "$(awk "{ s += \$1 } END { print s }" maps)" -lt 16384
+'
+
 test_expect_success ROOT,BPF,CURL,PROMTOOL 'promtool check metrics accepts the page' '
 	promtool check metrics <m3 >lint 2>&1 &&
 	test_must_be_empty lint
