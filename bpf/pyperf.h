@@ -229,7 +229,7 @@ py_in_interpreter(__u32 pid, __u64 ip)
 	return pi != NULL && ip >= pi->text_lo && ip < pi->text_hi;
 }
 
-static __always_inline void
+static __noinline void
 py_event_send(__u32 pid, __u64 id, __u64 ustack)
 {
 	struct profile_event	ev = {};
@@ -252,7 +252,7 @@ py_event_send(__u32 pid, __u64 id, __u64 ustack)
  * The native stack of the same sample goes with it: its innermost frame
  * may be in a library the program has just loaded.
  */
-static __always_inline __u64
+static __noinline __u64
 py_stack_store(struct task_struct *task, __u32 pid, __u64 ustack)
 {
 	struct profile_py_info	*pi;
