@@ -153,7 +153,7 @@ struct config {
 	char		**pyroscope_label_values;
 	size_t		 pyroscope_nlabels;
 
-	/* [targets] and the [target "name"] sections (src/target.c) */
+	/* [targets] and the [target "name"] sections (src/proc/target.c) */
 	int		 targets_only;
 	int		 label_pid;
 	int		 label_thread_name;

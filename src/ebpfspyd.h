@@ -30,7 +30,7 @@ struct ebpfspyd {
 	long long		 run_seconds;	/* -t; 0: until a signal */
 	struct session		*session;
 	struct pids		*pids;
-	struct unwind_maps	*unwind;	/* src/unwind_maps.c */
+	struct unwind_maps	*unwind;	/* src/unwind/unwind_maps.c */
 	struct resolve		*resolve;
 	struct collect		*collect;
 	struct sinks		*sinks;
