@@ -21,8 +21,6 @@
 
 #include "config.h"
 #include "util/log.h"
-#include "proc/target.h"
-#include "push/pyroscope.h"
 #include "util/xmalloc.h"
 
 #define CONFIG_LINE_MAX		4096	/* inih's buffer, set below */
@@ -36,7 +34,8 @@ struct config_parse {
 	size_t			 linecap;
 	struct config		*conf;
 	struct config_errors	*errs;
-	int			 section_ok;	/* 1 keys, 2 a target */
+	int			 section_ok;	/* its keys are taken */
+	const struct config_section *own;	/* the section is its */
 	int			 in_section;
 	int			*seen;		/* line of each key, 0 unseen */
 };
@@ -123,26 +122,51 @@ config_key_find(const char *section, const char *name)
 }
 
 /*
- * A [target "name"] section: add the target now, so its keys that follow
- * go to it.  Returns -1 when the section is no target section.
+ * A section of a table of sections ([target "name"]): open it now, so
+ * its keys that follow go to it.  Returns -1 when no table has it.
  */
 static int
-config_target_section(struct config_parse *p, const char *name)
+config_section_open(struct config_parse *p, const char *name)
 {
-	const char	*err;
-	size_t		 len = strlen(name);
-	char		*tname;
+	const struct config_section	*s;
+	const char			*err;
+	size_t				 i, len = strlen(name), pl, sl;
+	char				*inner;
 
-	if (strncmp(name, "target \"", 8) != 0 || len < 10 ||
-	    name[len - 1] != '"')
-		return -1;
-	tname = xstrndup(name + 8, len - 9);
-	if (target_conf_add(p->conf, tname, p->lineno, &err) == -1)
-		config_error(p, name, NULL, "%s", err);
-	else
-		p->section_ok = 2;
-	free(tname);
-	return 0;
+	for (i = 0; (s = config_section_at(i)) != NULL; i++) {
+		if (s->section != NULL)
+			continue;
+		pl = strlen(s->prefix);
+		sl = strlen(s->suffix);
+		if (len <= pl + sl || strncmp(name, s->prefix, pl) != 0 ||
+		    strcmp(name + len - sl, s->suffix) != 0)
+			continue;
+		inner = xstrndup(name + pl, len - pl - sl);
+		if (s->open(p->conf, inner, p->lineno, &err) == -1)
+			config_error(p, name, NULL, "%s", err);
+		else {
+			p->section_ok = 1;
+			p->own = s;
+		}
+		free(inner);
+		return 0;
+	}
+	return -1;
+}
+
+/* The table of the prefixed keys ([pyroscope] label.NAME) name is of. */
+static const struct config_section *
+config_section_prefixed(const char *section, const char *name)
+{
+	const struct config_section	*s;
+	size_t				 i;
+
+	for (i = 0; (s = config_section_at(i)) != NULL; i++) {
+		if (s->section != NULL && strcmp(s->section, section) == 0 &&
+		    strncmp(name, s->prefix, strlen(s->prefix)) == 0)
+			return s;
+	}
+	return NULL;
 }
 
 /* Check one raw line; return 0 to pass it to inih, -1 to hide it. */
@@ -187,8 +211,9 @@ config_check_line(struct config_parse *p, char *s, size_t len)
 		}
 		name = xstrndup(s + 1, end - s - 1);
 		p->in_section = 1;
+		p->own = NULL;
 		p->section_ok = config_section_is_known(name);
-		if (!p->section_ok && config_target_section(p, name) == -1)
+		if (!p->section_ok && config_section_open(p, name) == -1)
 			config_error(p, name, NULL, "unknown section");
 		free(name);
 		return 0;
@@ -296,24 +321,20 @@ static int
 config_handler(void *arg, const char *section, const char *name,
     const char *value)
 {
-	struct config_parse	*p = arg;
-	const struct config_key	*k;
-	const char		*msg;
-	char			 buf[256];
-	size_t			 idx;
+	struct config_parse		*p = arg;
+	const struct config_key		*k;
+	const struct config_section	*s;
+	const char			*msg;
+	char				 buf[256];
+	size_t				 idx;
 
 	if (!p->section_ok)
 		return 1;	/* reported at the section line */
-	if (p->section_ok == 2) {
-		msg = target_conf_set(&p->conf->targets[p->conf->ntargets - 1],
-		    name, value, p->lineno, buf, sizeof(buf));
-		if (msg != NULL)
-			config_error(p, section, name, "%s", msg);
-		return 1;
-	}
-	if (strcmp(section, "pyroscope") == 0 &&
-	    strncmp(name, "label.", 6) == 0) {
-		msg = pyroscope_conf_label_add(p->conf, name + 6, value);
+	if ((s = p->own) != NULL ||
+	    (s = config_section_prefixed(section, name)) != NULL) {
+		msg = s->set(p->conf, s == p->own ? name :
+		    name + strlen(s->prefix), value, p->lineno, buf,
+		    sizeof(buf));
 		if (msg != NULL)
 			config_error(p, section, name, "%s", msg);
 		return 1;
@@ -421,8 +442,9 @@ fail:
 void
 config_free(struct config *conf)
 {
-	const struct config_key	*k;
-	size_t			 i;
+	const struct config_key		*k;
+	const struct config_section	*s;
+	size_t				 i;
 
 	if (conf == NULL)
 		return;
@@ -430,8 +452,8 @@ config_free(struct config *conf)
 		if (k->type == CONFIG_STRING)
 			free(*(char **)((char *)conf + k->off));
 	}
-	target_conf_free(conf);
-	pyroscope_conf_labels_free(conf);
+	for (i = 0; (s = config_section_at(i)) != NULL; i++)
+		s->free(conf);
 	free(conf->path);
 	free(conf);
 }
@@ -476,6 +498,21 @@ config_key_equal(const struct config_key *k, const struct config *a,
 	return strcmp(va, vb) == 0;
 }
 
+/* The tables of section's prefixed keys, or of sections (NULL). */
+static void
+config_dump_sections(const struct config *conf, const char *section,
+    FILE *f)
+{
+	const struct config_section	*s;
+	size_t				 i;
+
+	for (i = 0; (s = config_section_at(i)) != NULL; i++) {
+		if (section == NULL ? s->section == NULL :
+		    s->section != NULL && strcmp(s->section, section) == 0)
+			s->dump(conf, f);
+	}
+}
+
 /* Print the effective configuration as a valid INI file. */
 void
 config_dump(const struct config *conf, FILE *f)
@@ -496,10 +533,9 @@ config_dump(const struct config *conf, FILE *f)
 		    k->reload == CONFIG_LIVE ? "live" : "restart");
 		if (config_key_at(i + 1) == NULL ||
 		    strcmp(config_key_at(i + 1)->section, k->section) != 0)
-			if (strcmp(k->section, "pyroscope") == 0)
-				pyroscope_conf_labels_dump(conf, f);
+			config_dump_sections(conf, k->section, f);
 	}
-	target_conf_dump(conf, f);
+	config_dump_sections(conf, NULL, f);
 }
 
 /*

@@ -16,7 +16,7 @@
 
 #include "bpf/profile.h"
 #include "round/collect.h"
-#include "config.h"
+#include "config/config.h"
 #include "util/json.h"
 #include "metrics.h"
 #include "round/pids.h"

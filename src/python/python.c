@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "proc/procmaps.h"
 #include "pysym.h"

@@ -17,7 +17,7 @@
 #include "collect.h"
 #include "collect_profs.h"
 #include "collect_stack.h"
-#include "config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "pids.h"
 #include "profile/profile.h"

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "proc/container.h"
 #include "util/log.h"
 #include "pids.h"

@@ -24,7 +24,7 @@
 #include "bpf/profile.h"
 #include "proc/cgroup.h"
 #include "proc/proc.h"
-#include "config.h"
+#include "config/config.h"
 #include "proc/container.h"
 #include "pids.h"
 #include "pids_int.h"

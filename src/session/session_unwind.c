@@ -17,7 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/profile.skel.h"
-#include "config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "session_int.h"
 #include "session_unwind.h"

@@ -42,7 +42,7 @@
 
 #include <ev.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "sym/elf.h"
 #include "util/log.h"
 #include "proc/procmaps.h"
