@@ -24,7 +24,12 @@
 #include "util/xmalloc.h"
 
 #define CONFIG_LINE_MAX		4096	/* inih's buffer, set below */
-#define CONFIG_ERRORS_MAX	100
+/*
+ * Errors shown of one parse: enough to see what is wrong and fix it; a
+ * generated file can make one an entry (80,000 targets, 78,976 errors)
+ * and the rest would only bury the first ones.  They are counted.
+ */
+#define CONFIG_ERRORS_MAX	20
 
 struct config_parse {
 	const char		*path;
@@ -34,6 +39,7 @@ struct config_parse {
 	size_t			 linecap;
 	struct config		*conf;
 	struct config_errors	*errs;
+	size_t			 more;		/* errors not kept */
 	int			 section_ok;	/* its keys are taken */
 	const struct config_section *own;	/* the section is its */
 	int			 in_section;
@@ -48,25 +54,23 @@ config_error(struct config_parse *p, const char *section, const char *key,
 	char			*msg, *line;
 	va_list			 ap;
 
-	if (e->n == CONFIG_ERRORS_MAX) {
-		xasprintf(&line, "%s: too many errors", p->path);
-	} else if (e->n > CONFIG_ERRORS_MAX)
+	if (e->n >= CONFIG_ERRORS_MAX) {
+		p->more++;
 		return;
-	else {
-		va_start(ap, fmt);
-		if (vasprintf(&msg, fmt, ap) == -1)
-			fatal("vasprintf");
-		va_end(ap);
-		if (section != NULL && key != NULL)
-			xasprintf(&line, "%s:%d: [%s] %s: %s", p->path,
-			    p->lineno, section, key, msg);
-		else if (section != NULL)
-			xasprintf(&line, "%s:%d: [%s]: %s", p->path,
-			    p->lineno, section, msg);
-		else
-			xasprintf(&line, "%s:%d: %s", p->path, p->lineno, msg);
-		free(msg);
 	}
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) == -1)
+		fatal("vasprintf");
+	va_end(ap);
+	if (section != NULL && key != NULL)
+		xasprintf(&line, "%s:%d: [%s] %s: %s", p->path, p->lineno,
+		    section, key, msg);
+	else if (section != NULL)
+		xasprintf(&line, "%s:%d: [%s]: %s", p->path, p->lineno,
+		    section, msg);
+	else
+		xasprintf(&line, "%s:%d: %s", p->path, p->lineno, msg);
+	free(msg);
 	e->v = xreallocarray(e->v, e->n + 1, sizeof(*e->v));
 	e->v[e->n++] = line;
 }
@@ -81,6 +85,19 @@ config_errors_clear(struct config_errors *e)
 	free(e->v);
 	e->v = NULL;
 	e->n = 0;
+}
+
+/* The line that counts the errors not kept. */
+static void
+config_errors_count(struct config_parse *p)
+{
+	struct config_errors	*e = p->errs;
+
+	if (p->more == 0)
+		return;
+	e->v = xreallocarray(e->v, e->n + 1, sizeof(*e->v));
+	xasprintf(&e->v[e->n++], "%s: and %zu more error%s", p->path,
+	    p->more, p->more == 1 ? "" : "s");
 }
 
 static int
@@ -426,6 +443,7 @@ config_load(const char *path, int missing_ok, struct config_errors *errs)
 	fclose(p.f);
 	free(p.line);
 	free(p.seen);
+	config_errors_count(&p);
 	if (errs->n != 0) {
 		config_free(conf);
 		return NULL;

@@ -11,7 +11,10 @@
 
 #include "config/config.h"
 
-/* Errors of one parse, each "file:line: [section] key: message". */
+/*
+ * Errors of one parse, each "file:line: [section] key: message": the
+ * first CONFIG_ERRORS_MAX (config.c), then "file: and N more errors".
+ */
 struct config_errors {
 	char	**v;
 	size_t	  n;
