@@ -31,7 +31,8 @@ import sys
 ORDER = ["config", "util", "proc", "session", "sym", "python", "unwind",
          "profile", "push", "sink", "round", "metrics", ""]
 TOP = {"main", "ebpfspyd", "ebpfspyd_check", "ebpfspyd_daemon",
-       "ebpfspyd_reload", "reload", "watch", "config", "config_keys"}
+       "ebpfspyd_reload", "reload", "watch", "config", "config_int", "config_keys",
+       "config_value"}
 # Modules no circle may go through (issue #25).
 NO_CIRCLE = {"config", "config/config", "reload", "watch"}
 FILE_MAX = 700
