@@ -3,7 +3,7 @@
  * every input bit reaches every output bit, so that the low bits of a
  * mixed key can index a table.  Compiled by clang -target bpf against
  * vmlinux.h for the BPF programs and by cc against <linux/types.h> for
- * the daemon, which reaches it through src/hash.h.
+ * the daemon, which reaches it through src/util/hash.h.
  */
 #ifndef EBPFSPY_BPF_HASH_H
 #define EBPFSPY_BPF_HASH_H

@@ -182,7 +182,7 @@ enum profile_stat {
 };
 
 /*
- * Python (bpf/pyperf.h, src/python.c).  Userspace writes what the walker
+ * Python (bpf/pyperf.h, src/python/python.c).  Userspace writes what the walker
  * needs to know of a process's interpreter into py_info; the walker
  * stores each stack of interpreter frames under a hash of its content,
  * as native stacks are, and names nothing: userspace reads the code
@@ -199,7 +199,7 @@ enum profile_py_kind {
 struct profile_py_info {
 	__u64	runtime;		/* address of _PyRuntime */
 	__u64	code_type;		/* address of PyCode_Type */
-	__u64	serial;			/* of the writer, src/python.c */
+	__u64	serial;			/* of the writer, src/python/python.c */
 	__u64	text_lo;		/* the interpreter's code */
 	__u64	text_hi;
 	__u8	kind;			/* enum profile_py_kind */

@@ -5,7 +5,7 @@
  * and stores them, content-addressed, in pystacks; the counts key holds
  * the stack's id beside the native ones.  It reads no strings: each
  * frame is the code object's address, the instruction offset and a
- * check, and userspace (src/pysym.c) names them.
+ * check, and userspace (src/python/pysym.c) names them.
  *
  * The thread state is thread-specific data: CPython keeps it under the
  * pthread key _PyRuntime.autoTSSkey, and glibc keeps a thread's values
@@ -30,7 +30,7 @@
 /* Frames the walk keeps, [python] depth: a live knob. */
 __u32 py_depth = PROFILE_PY_DEPTH;
 
-/* pid -> its interpreter, written by src/python.c. */
+/* pid -> its interpreter, written by src/python/python.c. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
@@ -212,7 +212,8 @@ py_thread_state(struct task_struct *task, const struct profile_py_info *pi)
 		return 0;
 	return tstate;
 #else
-	return 0;		/* src/python.c refuses other architectures */
+	/* src/python/python.c refuses other architectures. */
+	return 0;
 #endif
 }
 

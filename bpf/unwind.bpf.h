@@ -19,7 +19,7 @@
  * why it ended.
  *
  * No map-in-map: one big array of rows, one of pages, one of files
- * (all three mmapped by the daemon, src/unwind_maps.c), and a hash of
+ * (all three mmapped by the daemon, src/unwind/unwind_maps.c), and a hash of
  * processes.  Array lookups are inlined by the verifier.
  */
 #ifndef EBPFSPY_UNWIND_BPF_H
@@ -34,7 +34,7 @@
 /* Signal frame: uc_mcontext at rsp + 40; rbp at +80 in it, rip last. */
 #define UW_SIG_RBP		(40 + 80)
 
-/* Live knobs (src/session_unwind.c). */
+/* Live knobs (src/session/session_unwind.c). */
 __u32 unwind_mode = UNWIND_MODE_FP;	/* enum unwind_mode */
 __u32 unwind_depth = PROFILE_STACK_DEPTH;
 

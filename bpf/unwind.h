@@ -1,6 +1,6 @@
 /*
- * Unwind tables shared by the table builder (src/unwind_table.c), the
- * daemon that loads them (src/unwind_maps.c) and the BPF walker
+ * Unwind tables shared by the table builder (src/unwind/unwind_table.c), the
+ * daemon that loads them (src/unwind/unwind_maps.c) and the BPF walker
  * (bpf/unwind.bpf.h).  x86_64 only.  Addresses in a file's table are
  * ELF virtual addresses of that file; the walker converts a runtime pc
  * with the mapping's bias (vaddr = pc - bias).
@@ -47,7 +47,7 @@ struct unwind_page {        /* one per 64 KiB page of [pc_base, pc_end) */
 
 /*
  * Below: the BPF maps' values, owned by the walker's side
- * (bpf/unwind.bpf.h, src/unwind_maps.c).  The table builder need not
+ * (bpf/unwind.bpf.h, src/unwind/unwind_maps.c).  The table builder need not
  * look at them.
  */
 

@@ -2,7 +2,7 @@
  * Telling a CPython interpreter by its ELF file: symbols of .dynsym and
  * .symtab, bytes at their addresses (Py_Version, _PyRuntime's debug
  * offsets, the code of PyGILState_GetThisThreadState), DT_NEEDED names
- * and PT_LOAD segments, asked as src/python.c asks them.  A process can
+ * and PT_LOAD segments, asked as src/python/python.c asks them.  A process can
  * map any file and name it python3.12.
  */
 #include <stdlib.h>

@@ -20,13 +20,16 @@
 #include <ini.h>
 
 #include "config.h"
+#include "config_int.h"
 #include "util/log.h"
-#include "proc/target.h"
-#include "push/pyroscope.h"
 #include "util/xmalloc.h"
 
-#define CONFIG_LINE_MAX		4096	/* inih's buffer, set below */
-#define CONFIG_ERRORS_MAX	100
+/*
+ * Errors shown of one parse: enough to see what is wrong and fix it; a
+ * generated file can make one an entry (80,000 targets, 78,976 errors)
+ * and the rest would only bury the first ones.  They are counted.
+ */
+#define CONFIG_ERRORS_MAX	20
 
 struct config_parse {
 	const char		*path;
@@ -36,7 +39,9 @@ struct config_parse {
 	size_t			 linecap;
 	struct config		*conf;
 	struct config_errors	*errs;
-	int			 section_ok;	/* 1 keys, 2 a target */
+	size_t			 more;		/* errors not kept */
+	int			 section_ok;	/* its keys are taken */
+	const struct config_section *own;	/* the section is its */
 	int			 in_section;
 	int			*seen;		/* line of each key, 0 unseen */
 };
@@ -49,25 +54,23 @@ config_error(struct config_parse *p, const char *section, const char *key,
 	char			*msg, *line;
 	va_list			 ap;
 
-	if (e->n == CONFIG_ERRORS_MAX) {
-		xasprintf(&line, "%s: too many errors", p->path);
-	} else if (e->n > CONFIG_ERRORS_MAX)
+	if (e->n >= CONFIG_ERRORS_MAX) {
+		p->more++;
 		return;
-	else {
-		va_start(ap, fmt);
-		if (vasprintf(&msg, fmt, ap) == -1)
-			fatal("vasprintf");
-		va_end(ap);
-		if (section != NULL && key != NULL)
-			xasprintf(&line, "%s:%d: [%s] %s: %s", p->path,
-			    p->lineno, section, key, msg);
-		else if (section != NULL)
-			xasprintf(&line, "%s:%d: [%s]: %s", p->path,
-			    p->lineno, section, msg);
-		else
-			xasprintf(&line, "%s:%d: %s", p->path, p->lineno, msg);
-		free(msg);
 	}
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) == -1)
+		fatal("vasprintf");
+	va_end(ap);
+	if (section != NULL && key != NULL)
+		xasprintf(&line, "%s:%d: [%s] %s: %s", p->path, p->lineno,
+		    section, key, msg);
+	else if (section != NULL)
+		xasprintf(&line, "%s:%d: [%s]: %s", p->path, p->lineno,
+		    section, msg);
+	else
+		xasprintf(&line, "%s:%d: %s", p->path, p->lineno, msg);
+	free(msg);
 	e->v = xreallocarray(e->v, e->n + 1, sizeof(*e->v));
 	e->v[e->n++] = line;
 }
@@ -82,6 +85,19 @@ config_errors_clear(struct config_errors *e)
 	free(e->v);
 	e->v = NULL;
 	e->n = 0;
+}
+
+/* The line that counts the errors not kept. */
+static void
+config_errors_count(struct config_parse *p)
+{
+	struct config_errors	*e = p->errs;
+
+	if (p->more == 0)
+		return;
+	e->v = xreallocarray(e->v, e->n + 1, sizeof(*e->v));
+	xasprintf(&e->v[e->n++], "%s: and %zu more error%s", p->path,
+	    p->more, p->more == 1 ? "" : "s");
 }
 
 static int
@@ -123,26 +139,51 @@ config_key_find(const char *section, const char *name)
 }
 
 /*
- * A [target "name"] section: add the target now, so its keys that follow
- * go to it.  Returns -1 when the section is no target section.
+ * A section of a table of sections ([target "name"]): open it now, so
+ * its keys that follow go to it.  Returns -1 when no table has it.
  */
 static int
-config_target_section(struct config_parse *p, const char *name)
+config_section_open(struct config_parse *p, const char *name)
 {
-	const char	*err;
-	size_t		 len = strlen(name);
-	char		*tname;
+	const struct config_section	*s;
+	const char			*err;
+	size_t				 i, len = strlen(name), pl, sl;
+	char				*inner;
 
-	if (strncmp(name, "target \"", 8) != 0 || len < 10 ||
-	    name[len - 1] != '"')
-		return -1;
-	tname = xstrndup(name + 8, len - 9);
-	if (target_conf_add(p->conf, tname, p->lineno, &err) == -1)
-		config_error(p, name, NULL, "%s", err);
-	else
-		p->section_ok = 2;
-	free(tname);
-	return 0;
+	for (i = 0; (s = config_section_at(i)) != NULL; i++) {
+		if (s->section != NULL)
+			continue;
+		pl = strlen(s->prefix);
+		sl = strlen(s->suffix);
+		if (len <= pl + sl || strncmp(name, s->prefix, pl) != 0 ||
+		    strcmp(name + len - sl, s->suffix) != 0)
+			continue;
+		inner = xstrndup(name + pl, len - pl - sl);
+		if (s->open(p->conf, inner, p->lineno, &err) == -1)
+			config_error(p, name, NULL, "%s", err);
+		else {
+			p->section_ok = 1;
+			p->own = s;
+		}
+		free(inner);
+		return 0;
+	}
+	return -1;
+}
+
+/* The table of the prefixed keys ([pyroscope] label.NAME) name is of. */
+static const struct config_section *
+config_section_prefixed(const char *section, const char *name)
+{
+	const struct config_section	*s;
+	size_t				 i;
+
+	for (i = 0; (s = config_section_at(i)) != NULL; i++) {
+		if (s->section != NULL && strcmp(s->section, section) == 0 &&
+		    strncmp(name, s->prefix, strlen(s->prefix)) == 0)
+			return s;
+	}
+	return NULL;
 }
 
 /* Check one raw line; return 0 to pass it to inih, -1 to hide it. */
@@ -187,8 +228,9 @@ config_check_line(struct config_parse *p, char *s, size_t len)
 		}
 		name = xstrndup(s + 1, end - s - 1);
 		p->in_section = 1;
+		p->own = NULL;
 		p->section_ok = config_section_is_known(name);
-		if (!p->section_ok && config_target_section(p, name) == -1)
+		if (!p->section_ok && config_section_open(p, name) == -1)
 			config_error(p, name, NULL, "unknown section");
 		free(name);
 		return 0;
@@ -224,96 +266,23 @@ config_reader(char *str, int num, void *stream)
 }
 
 static int
-config_parse_bool(const char *v, int *out)
-{
-	if (strcasecmp(v, "yes") == 0 || strcasecmp(v, "true") == 0 ||
-	    strcasecmp(v, "on") == 0 || strcmp(v, "1") == 0)
-		*out = 1;
-	else if (strcasecmp(v, "no") == 0 || strcasecmp(v, "false") == 0 ||
-	    strcasecmp(v, "off") == 0 || strcmp(v, "0") == 0)
-		*out = 0;
-	else
-		return -1;
-	return 0;
-}
-
-/* Set one key from its text; return NULL or a message. */
-static const char *
-config_set(struct config *conf, const struct config_key *k, const char *v,
-    char *buf, size_t len)
-{
-	char			*p = (char *)conf + k->off, *end;
-	const struct config_enum *e;
-	const char		*msg;
-	long long		 ll;
-	int			 b;
-
-	switch (k->type) {
-	case CONFIG_BOOL:
-		if (config_parse_bool(v, &b) == -1)
-			return "expected yes or no";
-		*(int *)p = b;
-		break;
-	case CONFIG_INT:
-		errno = 0;
-		ll = strtoll(v, &end, 10);
-		if (*v == '\0' || *end != '\0')
-			return "not a number";
-		if (errno == ERANGE || ll < k->min || ll > k->max) {
-			snprintf(buf, len, "out of range (%lld to %lld)",
-			    k->min, k->max);
-			return buf;
-		}
-		*(long long *)p = ll;
-		break;
-	case CONFIG_STRING:
-		if (k->check != NULL && (msg = k->check(v)) != NULL)
-			return msg;
-		free(*(char **)p);
-		*(char **)p = xstrdup(v);
-		break;
-	case CONFIG_ENUM:
-		for (e = k->enums; e->name != NULL; e++) {
-			if (strcmp(e->name, v) == 0)
-				break;
-		}
-		if (e->name == NULL) {
-			size_t	 used;
-
-			used = snprintf(buf, len, "expected one of");
-			for (e = k->enums; e->name != NULL && used < len; e++)
-				used += snprintf(buf + used, len - used, " %s",
-				    e->name);
-			return buf;
-		}
-		*(int *)p = e->value;
-		break;
-	}
-	return NULL;
-}
-
-static int
 config_handler(void *arg, const char *section, const char *name,
     const char *value)
 {
-	struct config_parse	*p = arg;
-	const struct config_key	*k;
-	const char		*msg;
-	char			 buf[256];
-	size_t			 idx;
+	struct config_parse		*p = arg;
+	const struct config_key		*k;
+	const struct config_section	*s;
+	const char			*msg;
+	char				 buf[256];
+	size_t				 idx;
 
 	if (!p->section_ok)
 		return 1;	/* reported at the section line */
-	if (p->section_ok == 2) {
-		msg = target_conf_set(&p->conf->targets[p->conf->ntargets - 1],
-		    name, value, p->lineno, buf, sizeof(buf));
-		if (msg != NULL)
-			config_error(p, section, name, "%s", msg);
-		return 1;
-	}
-	if (strcmp(section, "pyroscope") == 0 &&
-	    strncmp(name, "label.", 6) == 0) {
-		msg = pyroscope_conf_label_add(p->conf, name + 6, value);
+	if ((s = p->own) != NULL ||
+	    (s = config_section_prefixed(section, name)) != NULL) {
+		msg = s->set(p->conf, s == p->own ? name :
+		    name + strlen(s->prefix), value, p->lineno, buf,
+		    sizeof(buf));
 		if (msg != NULL)
 			config_error(p, section, name, "%s", msg);
 		return 1;
@@ -331,22 +300,6 @@ config_handler(void *arg, const char *section, const char *name,
 	if ((msg = config_set(p->conf, k, value, buf, sizeof(buf))) != NULL)
 		config_error(p, section, name, "%s: %s", value, msg);
 	return 1;
-}
-
-struct config *
-config_defaults(void)
-{
-	const struct config_key	*k;
-	struct config		*conf;
-	char			 buf[256];
-	size_t			 i;
-
-	conf = xcalloc(1, sizeof(*conf));
-	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
-		if (config_set(conf, k, k->def, buf, sizeof(buf)) != NULL)
-			fatalx("bad default for %s", k->name);
-	}
-	return conf;
 }
 
 /*
@@ -405,6 +358,7 @@ config_load(const char *path, int missing_ok, struct config_errors *errs)
 	fclose(p.f);
 	free(p.line);
 	free(p.seen);
+	config_errors_count(&p);
 	if (errs->n != 0) {
 		config_free(conf);
 		return NULL;
@@ -416,117 +370,4 @@ fail:
 	errs->v[errs->n++] = line;
 	config_free(conf);
 	return NULL;
-}
-
-void
-config_free(struct config *conf)
-{
-	const struct config_key	*k;
-	size_t			 i;
-
-	if (conf == NULL)
-		return;
-	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
-		if (k->type == CONFIG_STRING)
-			free(*(char **)((char *)conf + k->off));
-	}
-	target_conf_free(conf);
-	pyroscope_conf_labels_free(conf);
-	free(conf->path);
-	free(conf);
-}
-
-static void
-config_value(const struct config_key *k, const struct config *conf,
-    char *buf, size_t len)
-{
-	const char		*p = (const char *)conf + k->off;
-	const struct config_enum *e;
-
-	switch (k->type) {
-	case CONFIG_BOOL:
-		snprintf(buf, len, "%s", *(const int *)p ? "yes" : "no");
-		break;
-	case CONFIG_INT:
-		snprintf(buf, len, "%lld", *(const long long *)p);
-		break;
-	case CONFIG_STRING:
-		snprintf(buf, len, "%s", *(char *const *)p);
-		break;
-	case CONFIG_ENUM:
-		snprintf(buf, len, "?");
-		for (e = k->enums; e->name != NULL; e++) {
-			if (e->value == *(const int *)p) {
-				snprintf(buf, len, "%s", e->name);
-				break;
-			}
-		}
-		break;
-	}
-}
-
-int
-config_key_equal(const struct config_key *k, const struct config *a,
-    const struct config *b)
-{
-	char	 va[CONFIG_LINE_MAX], vb[CONFIG_LINE_MAX];
-
-	config_value(k, a, va, sizeof(va));
-	config_value(k, b, vb, sizeof(vb));
-	return strcmp(va, vb) == 0;
-}
-
-/* Print the effective configuration as a valid INI file. */
-void
-config_dump(const struct config *conf, FILE *f)
-{
-	const struct config_key	*k;
-	const char		*section = NULL;
-	char			 buf[CONFIG_LINE_MAX];
-	size_t			 i;
-
-	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
-		if (section == NULL || strcmp(section, k->section) != 0) {
-			fprintf(f, "%s[%s]\n", section == NULL ? "" : "\n",
-			    k->section);
-			section = k->section;
-		}
-		config_value(k, conf, buf, sizeof(buf));
-		fprintf(f, "%s = %s\t; %s, %s\n", k->name, buf, k->help,
-		    k->reload == CONFIG_LIVE ? "live" : "restart");
-		if (config_key_at(i + 1) == NULL ||
-		    strcmp(config_key_at(i + 1)->section, k->section) != 0)
-			if (strcmp(k->section, "pyroscope") == 0)
-				pyroscope_conf_labels_dump(conf, f);
-	}
-	target_conf_dump(conf, f);
-}
-
-/*
- * A reload cannot change a restart-only key: warn and keep the running
- * value in the new config, so it describes what is in force.  Returns
- * the number of such changes.
- */
-int
-config_keep_restart(const struct config *old, struct config *new)
-{
-	const struct config_key	*k;
-	char			 buf[256];
-	char			 v[CONFIG_LINE_MAX];
-	size_t			 i;
-	int			 n = 0;
-
-	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
-		if (k->reload != CONFIG_RESTART ||
-		    config_key_equal(k, old, new))
-			continue;
-		config_value(k, new, v, sizeof(v));
-		log_warnx("%s: [%s] %s: changed to %s, takes effect only on "
-		    "restart", new->path, k->section, k->name, v);
-		config_value(k, old, v, sizeof(v));
-		if (config_set(new, k, v, buf, sizeof(buf)) != NULL)
-			fatalx("%s: cannot restore %s", __func__, k->name);
-		n++;
-	}
-	return n;
 }

@@ -1,169 +1,20 @@
+/*
+ * The parser of the configuration (config.c) and the list of its tables
+ * (config_keys.c).  What a config is -- struct config and the tables'
+ * types -- is config/config.h, the contract the subsystems read.
+ */
 #ifndef EBPFSPY_CONFIG_H
 #define EBPFSPY_CONFIG_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-/* How a change of a key takes effect on reload. */
-enum config_reload {
-	CONFIG_LIVE,		/* applied by reload */
-	CONFIG_RESTART,		/* needs a restart: reload warns, keeps old */
-};
+#include "config/config.h"
 
-enum config_type {
-	CONFIG_BOOL,
-	CONFIG_INT,
-	CONFIG_STRING,
-	CONFIG_ENUM,
-};
-
-struct config_enum {
-	const char	*name;
-	int		 value;
-};
-
-struct config_key {
-	const char			*section;
-	const char			*name;
-	enum config_type		 type;
-	size_t				 off;	/* in struct config */
-	long long			 min, max;	/* CONFIG_INT */
-	const struct config_enum	*enums;	/* CONFIG_ENUM */
-	const char			*def;	/* default, as written */
-	enum config_reload		 reload;
-	const char			*help;	/* one line, for the dump */
-	/* CONFIG_STRING: NULL if a value is good, else a message. */
-	const char			*(*check)(const char *);
-};
-
-/* A key's place in struct config, for the tables of keys. */
-#define CONFIG_OFF(f)	offsetof(struct config, f)
-
-/* offcpu_states values (bits, as in bpf/profile.h). */
-#define CONFIG_OFFCPU_INTERRUPTIBLE	0x1
-#define CONFIG_OFFCPU_UNINTERRUPTIBLE	0x2
-
-/* demangle values. */
-enum config_demangle {
-	CONFIG_DEMANGLE_NONE,
-	CONFIG_DEMANGLE_SIMPLIFIED,
-	CONFIG_DEMANGLE_FULL,
-};
-
-/* [profile] unwind values: bpf/unwind.h enum unwind_mode. */
-enum config_unwind {
-	CONFIG_UNWIND_FP = 0,
-	CONFIG_UNWIND_AUTO = 1,
-	CONFIG_UNWIND_DWARF = 2,
-};
-
-/* [python] path values. */
-enum config_python_path {
-	CONFIG_PYTHON_PATH_BASENAME,
-	CONFIG_PYTHON_PATH_FULL,
-	CONFIG_PYTHON_PATH_NONE,
-};
-
-struct config {
-	char		*path;
-	int		 empty;		/* the file had no section, no key */
-
-	/* [daemon] */
-	long long	 collect_interval;	/* seconds */
-
-	/* [profile] */
-	int		 cpu;
-	int		 offcpu;
-	long long	 sample_rate;		/* Hz */
-	int		 collect_user;
-	int		 collect_kernel;
-	int		 collect_kthreads;
-	int		 collect_idle;
-	int		 offcpu_states;		/* CONFIG_OFFCPU_* bits */
-	long long	 offcpu_min_block_us;
-	long long	 offcpu_max_block_us;	/* 0: no maximum */
-	long long	 pid_map_entries;
-	long long	 counts_map_entries;
-	long long	 stack_map_entries;
-	long long	 offcpu_map_entries;
-	long long	 ringbuf_kb;
-	int		 unwind;		/* enum config_unwind */
-	long long	 unwind_depth;		/* frames */
-	long long	 unwind_table_bytes;
-
-	/* [symbols] */
-	int		 unknown_symbol_module_offset;
-	int		 unknown_symbol_address;
-	long long	 symbol_cache_files;
-	long long	 symbol_cache_rounds;
-	long long	 symbol_cache_bytes;
-	long long	 symbol_max_symbols;	/* per file */
-	long long	 symbol_max_bytes;	/* of names, per file */
-	long long	 symbol_max_debugdata;	/* bytes */
-	int		 demangle;		/* enum config_demangle */
-	char		*debug_dirs;		/* "/dir:/dir" */
-	int		 perf_maps;
-
-	/* [python] */
-	int		 python_enabled;
-	long long	 python_depth;		/* frames */
-	int		 python_lines;
-	int		 python_path;		/* enum config_python_path */
-	long long	 python_stack_map_entries;
-
-	/* [output] */
-	char		*output_dir;
-	int		 pprof;
-	int		 folded;
-	int		 svg;
-	long long	 retention_hours;	/* 0: keep forever */
-	long long	 max_bytes;		/* 0: no limit */
-	long long	 svg_hour_bytes;	/* last-hour.svg's sums */
-
-	/* [metrics] */
-	char		*metrics_listen;	/* host:port; "": no listener */
-	long long	 metrics_service_ttl;	/* seconds; 0: forever */
-
-	/* [pyroscope] */
-	char		*pyroscope_url;		/* "": off */
-	int		 pyroscope_api;		/* enum pyroscope_api */
-	char		*pyroscope_basic_auth_user;
-	char		*pyroscope_basic_auth_password;
-	char		*pyroscope_basic_auth_password_file;
-	char		*pyroscope_bearer_token_file;
-	char		*pyroscope_tenant_id;
-	char		*pyroscope_headers;	/* "Name: value | ..." */
-	char		*pyroscope_tls_ca_file;
-	char		*pyroscope_tls_cert_file;
-	char		*pyroscope_tls_key_file;
-	int		 pyroscope_tls_insecure_skip_verify;
-	long long	 pyroscope_timeout;	/* seconds */
-	char		*pyroscope_spool_dir;
-	long long	 pyroscope_spool_max_bytes;
-	long long	 pyroscope_backoff_min;	/* seconds */
-	long long	 pyroscope_backoff_max;	/* seconds */
-	long long	 pyroscope_max_request_bytes; /* obsolete, ignored */
-	long long	 pyroscope_flush_timeout; /* seconds */
-	long long	 pyroscope_max_inflight;
-	long long	 pyroscope_max_age;	/* seconds; 0: no limit */
-	long long	 pyroscope_max_profile_bytes;	/* 0: no limit */
-	long long	 pyroscope_max_profile_samples;	/* 0: no limit */
-	/* label.NAME = VALUE lines of [pyroscope] (pyroscope_conf.c) */
-	char		**pyroscope_label_names;
-	char		**pyroscope_label_values;
-	size_t		 pyroscope_nlabels;
-
-	/* [targets] and the [target "name"] sections (src/target.c) */
-	int		 targets_only;
-	int		 label_pid;
-	int		 label_thread_name;
-	long long	 short_lived_ms;	/* 0: no short commands */
-	char		*unknown_service;
-	struct target_conf *targets;
-	size_t		 ntargets;
-};
-
-/* Errors of one parse, each "file:line: [section] key: message". */
+/*
+ * Errors of one parse, each "file:line: [section] key: message": the
+ * first CONFIG_ERRORS_MAX (config.c), then "file: and N more errors".
+ */
 struct config_errors {
 	char	**v;
 	size_t	  n;
@@ -176,6 +27,8 @@ struct config_errors {
  */
 size_t		 config_nkeys(void);
 const struct config_key *config_key_at(size_t);
+/* The tables of sections and prefixed keys; NULL past the last. */
+const struct config_section *config_section_at(size_t);
 
 struct config	*config_defaults(void);
 struct config	*config_load(const char *, int, struct config_errors *);

@@ -4,9 +4,11 @@
  * reload logic and the documentation test all read it.  A subsystem whose
  * keys need more than a type and a range to be checked exports the keys
  * of its section with their checks (resolve_keys, metrics_keys,
- * pyroscope_conf_keys); the others' sections are here.  This file only
- * puts the sections in order: the order of the dump and of the
- * documentation.
+ * pyroscope_conf_keys); the others' sections are here.  What no table
+ * of keys can list is a table of sections, the subsystem's too
+ * (target_sections, pyroscope_conf_labels).  This file only puts them
+ * in order: the order of the dump and of the documentation.  It is the
+ * one file of the parser that knows the subsystems.
  */
 #include <stddef.h>
 #include <limits.h>
@@ -161,7 +163,7 @@ static const struct config_key config_targets_keys[] = {
 };
 
 /* The sections, in the order of the dump. */
-static const struct config_key *const config_sections[] = {
+static const struct config_key *const config_key_tables[] = {
 	config_daemon_keys,
 	config_profile_keys,
 	resolve_keys,
@@ -173,7 +175,13 @@ static const struct config_key *const config_sections[] = {
 };
 
 #define CONFIG_NSECTIONS \
-	(sizeof(config_sections) / sizeof(config_sections[0]))
+	(sizeof(config_key_tables) / sizeof(config_key_tables[0]))
+
+/* Prefixed keys and sections of their own, in the order of the dump. */
+static const struct config_section *const config_section_tables[] = {
+	&pyroscope_conf_labels,
+	&target_sections,
+};
 
 size_t
 config_nkeys(void)
@@ -184,7 +192,7 @@ config_nkeys(void)
 
 	if (n == 0) {
 		for (i = 0; i < CONFIG_NSECTIONS; i++)
-			for (k = config_sections[i]; k->name != NULL; k++)
+			for (k = config_key_tables[i]; k->name != NULL; k++)
 				n++;
 	}
 	return n;
@@ -198,9 +206,18 @@ config_key_at(size_t i)
 	size_t				 j;
 
 	for (j = 0; j < CONFIG_NSECTIONS; j++) {
-		for (k = config_sections[j]; k->name != NULL; k++)
+		for (k = config_key_tables[j]; k->name != NULL; k++)
 			if (i-- == 0)
 				return k;
 	}
 	return NULL;
+}
+
+const struct config_section *
+config_section_at(size_t i)
+{
+	if (i >= sizeof(config_section_tables) /
+	    sizeof(config_section_tables[0]))
+		return NULL;
+	return config_section_tables[i];
 }

@@ -275,7 +275,7 @@ ebpfspyd_signal_cb(struct ev_loop *loop, ev_io *w, int revents)
 		case SIGHUP:
 			log_debug("SIGHUP from pid %u: reload",
 			    (unsigned)si.ssi_pid);
-			reload_schedule(d);
+			ebpfspyd_reload_ask(d);
 			break;
 		case SIGTERM:
 		case SIGINT:
@@ -595,8 +595,9 @@ ebpfspyd_main(int argc, char **argv)
 	ebpfspyd_timer_open(d);
 	d->metrics = metrics_create(d->loop, d->conf, ebpfspyd_view_cb, d);
 	metrics_set_push(d->metrics, ebpfspyd_push_cb, d->sinks);
-	d->reload = reload_create(d);
-	d->watch = watch_open(d);
+	d->reload = reload_create(d->loop, ebpfspyd_reload_cb, d);
+	d->watch = watch_open(d->loop, d->conf_path, ebpfspyd_reload_ask_cb,
+	    d);
 	ev_timer_init(&d->run_timer, ebpfspyd_run_cb,
 	    (ev_tstamp)d->run_seconds, 0.);
 	d->run_timer.data = d;

@@ -30,7 +30,7 @@ struct ebpfspyd {
 	long long		 run_seconds;	/* -t; 0: until a signal */
 	struct session		*session;
 	struct pids		*pids;
-	struct unwind_maps	*unwind;	/* src/unwind_maps.c */
+	struct unwind_maps	*unwind;	/* src/unwind/unwind_maps.c */
 	struct resolve		*resolve;
 	struct collect		*collect;
 	struct sinks		*sinks;
@@ -68,6 +68,15 @@ void	ebpfspyd_check_caps(const struct config *);
 void	ebpfspyd_check_dirs(const struct config *);
 /* Apply the command line's overrides (-o) to a freshly loaded config. */
 void	ebpfspyd_conf_override(struct ebpfspyd *, struct config *);
+/*
+ * ebpfspyd_reload.c: reload now (0, or -1 with the previous
+ * configuration still in force), or ask for one soon; the callbacks
+ * reload.c and watch.c are given.
+ */
+int	ebpfspyd_reload(struct ebpfspyd *);
+void	ebpfspyd_reload_ask(struct ebpfspyd *);
+void	ebpfspyd_reload_ask_cb(void *);
+void	ebpfspyd_reload_cb(void *);
 
 #define EBPFSPYD_READY	"R"	/* child to parent: startup done */
 /*

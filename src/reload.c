@@ -1,23 +1,16 @@
 /*
- * Reload: parse the new configuration completely before touching
- * anything, so a broken file never costs the running daemon its
- * configuration.  Then every subsystem takes the live changes, and the
- * old configuration is freed only once nothing refers to it.
+ * When to reload: requests (SIGHUP, the file watched changing) come in
+ * bursts -- an editor's save is several writes, often followed by a
+ * SIGHUP -- and each costs a parse and a pass over every subsystem, so
+ * a burst makes one reload, a short delay after its last request.  The
+ * reload itself is a callback (ebpfspyd_reload.c), so this file knows
+ * nothing of the daemon.
  */
 #include <stdlib.h>
 
 #include <ev.h>
 
-#include "round/collect.h"
-#include "config.h"
-#include "ebpfspyd.h"
-#include "util/log.h"
-#include "metrics/metrics.h"
-#include "round/pids.h"
 #include "reload.h"
-#include "sym/resolve.h"
-#include "session/session.h"
-#include "sink/sinks.h"
 #include "util/xmalloc.h"
 
 /*
@@ -34,7 +27,9 @@
 #define RELOAD_MAX_DELAY	2.0
 
 struct reload {
-	struct ebpfspyd	*d;
+	struct ev_loop	*loop;
+	void		(*apply_cb)(void *);
+	void		*arg;
 	ev_timer	 timer;
 	ev_tstamp	 first;		/* first request of the pending burst */
 };
@@ -45,16 +40,18 @@ reload_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct reload	*r = w->data;
 
 	ev_timer_stop(loop, w);
-	reload_now(r->d);
+	r->apply_cb(r->arg);
 }
 
 struct reload *
-reload_create(struct ebpfspyd *d)
+reload_create(struct ev_loop *loop, void (*apply_cb)(void *), void *arg)
 {
 	struct reload	*r;
 
 	r = xcalloc(1, sizeof(*r));
-	r->d = d;
+	r->loop = loop;
+	r->apply_cb = apply_cb;
+	r->arg = arg;
 	ev_init(&r->timer, reload_timer_cb);
 	r->timer.data = r;
 	return r;
@@ -65,20 +62,17 @@ reload_free(struct reload *r)
 {
 	if (r == NULL)
 		return;
-	ev_timer_stop(r->d->loop, &r->timer);
+	ev_timer_stop(r->loop, &r->timer);
 	free(r);
 }
 
 void
-reload_schedule(struct ebpfspyd *d)
+reload_schedule(struct reload *r)
 {
-	struct reload	*r = d->reload;
 	ev_tstamp	 now, left;
 
-	if (r == NULL || d->exiting)
-		return;
 	/* Restart the delay: a burst of requests makes one reload. */
-	now = ev_now(d->loop);
+	now = ev_now(r->loop);
 	if (!ev_is_active(&r->timer))
 		r->first = now;
 	left = r->first + RELOAD_MAX_DELAY - now;
@@ -86,71 +80,7 @@ reload_schedule(struct ebpfspyd *d)
 		left = RELOAD_DELAY;
 	if (left < 0)
 		left = 0;
-	ev_timer_stop(d->loop, &r->timer);
+	ev_timer_stop(r->loop, &r->timer);
 	ev_timer_set(&r->timer, left, 0.);
-	ev_timer_start(d->loop, &r->timer);
-}
-
-int
-reload_now(struct ebpfspyd *d)
-{
-	struct config_errors	 errs = { NULL, 0 };
-	struct config		*old = d->conf, *new;
-	size_t			 i;
-
-	log_debug("reloading %s", d->conf_path);
-	if ((new = config_load(d->conf_path, d->conf_missing_ok,
-	    &errs)) == NULL) {
-		for (i = 0; i < errs.n; i++)
-			log_warnx("%s", errs.v[i]);
-		config_errors_clear(&errs);
-		log_warnx("reload failed, keeping the previous configuration");
-		d->reload_failures++;
-		return -1;
-	}
-	/*
-	 * A file of no section and no key is most likely one caught
-	 * between an editor's truncate and its write: applying it would
-	 * reset every key.  A section header alone says "defaults".
-	 */
-	if (new->empty) {
-		log_warnx("%s: no section and no key, keeping the previous "
-		    "configuration (write a section header such as [daemon] "
-		    "for the defaults)", d->conf_path);
-		config_free(new);
-		d->reload_failures++;
-		return -1;
-	}
-	config_keep_restart(old, new);
-	ebpfspyd_conf_override(d, new);
-
-	/*
-	 * The BPF side is the only part that can refuse a change; the
-	 * process table and the symbolizer only copy values.
-	 */
-	if (session_apply(d->session, new) == -1) {
-		log_warnx("%s: cannot apply to the BPF session, keeping the "
-		    "previous configuration", d->conf_path);
-		config_free(new);
-		d->reload_failures++;
-		return -1;
-	}
-	if (sinks_configure(d->sinks, new) == -1)
-		log_warnx("%s: [pyroscope]: keeping the previous push settings",
-		    d->conf_path);
-	pids_configure(d->pids, new);
-	resolve_configure(d->resolve, new);
-	/* A listener that cannot move keeps the old one: no reason to fail. */
-	if (metrics_configure(d->metrics, new) == -1)
-		log_warnx("%s: [metrics] listen: keeping the previous listener",
-		    d->conf_path);
-
-	d->conf = new;
-	if (new->collect_interval != old->collect_interval &&
-	    ebpfspyd_timer_set(d) == -1)
-		log_warnx("collect_interval: keeping the previous timer");
-	config_free(old);
-	d->reloads++;
-	log_info("reloaded %s", d->conf_path);
-	return 0;
+	ev_timer_start(r->loop, &r->timer);
 }

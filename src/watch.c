@@ -22,8 +22,10 @@
  * refused while one does).  If one does, its close comes through the new
  * watch; if none does, it closed before the watch existed, and the file
  * is whole: reload now.  Where leases are not to be had (a filesystem
- * without them), the reload is scheduled anyway: reload.c waits
- * RELOAD_DELAY for the writer, and its close reloads again.
+ * without them), the reload is asked for anyway: reload.c waits
+ * RELOAD_DELAY for the writer, and its close reloads again.  What a
+ * change leads to is the caller's: a callback, so this file knows
+ * nothing of the daemon.
  */
 #include <sys/inotify.h>
 
@@ -37,9 +39,7 @@
 
 #include <ev.h>
 
-#include "ebpfspyd.h"
 #include "util/log.h"
-#include "reload.h"
 #include "watch.h"
 #include "util/xmalloc.h"
 
@@ -48,7 +48,9 @@
 #define WATCH_FILE_MASK	(IN_CLOSE_WRITE)
 
 struct watch {
-	struct ebpfspyd	*d;
+	struct ev_loop	*loop;
+	void		(*changed_cb)(void *);
+	void		*arg;
 	int		 fd;
 	int		 wd;		/* the directory */
 	int		 fwd;		/* the file, -1 when it has none */
@@ -129,7 +131,7 @@ watch_event(struct watch *w, const struct inotify_event *ev)
 	if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) {
 		log_warnx("%s: directory removed or moved, no longer watching "
 		    "%s (SIGHUP still reloads)", w->dir, w->name);
-		ev_io_stop(w->d->loop, &w->io);
+		ev_io_stop(w->loop, &w->io);
 		w->wd = -1;
 		return 0;
 	}
@@ -206,31 +208,33 @@ watch_cb(struct ev_loop *loop, ev_io *io, int revents)
 		}
 	}
 	if (reload)
-		reload_schedule(w->d);
+		w->changed_cb(w->arg);
 }
 
 struct watch *
-watch_open(struct ebpfspyd *d)
+watch_open(struct ev_loop *loop, const char *path,
+    void (*changed_cb)(void *), void *arg)
 {
 	struct watch		*w;
 	const char		*slash;
 	struct sigaction	 sa;
 
 	w = xcalloc(1, sizeof(*w));
-	w->d = d;
+	w->loop = loop;
+	w->changed_cb = changed_cb;
+	w->arg = arg;
 	w->wd = -1;
 	w->fwd = -1;
-	if ((slash = strrchr(d->conf_path, '/')) == NULL) {
+	if ((slash = strrchr(path, '/')) == NULL) {
 		w->dir = xstrdup(".");
-		w->name = xstrdup(d->conf_path);
+		w->name = xstrdup(path);
 	} else {
-		w->dir = slash == d->conf_path ? xstrdup("/") :
-		    xstrndup(d->conf_path, slash - d->conf_path);
+		w->dir = slash == path ? xstrdup("/") :
+		    xstrndup(path, slash - path);
 		w->name = xstrdup(slash + 1);
 	}
 	if (*w->name == '\0') {
-		log_warnx("%s: not a file name, not watching it",
-		    d->conf_path);
+		log_warnx("%s: not a file name, not watching it", path);
 		goto fail;
 	}
 	if ((w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1) {
@@ -258,7 +262,7 @@ watch_open(struct ebpfspyd *d)
 	watch_file(w);
 	ev_io_init(&w->io, watch_cb, w->fd, EV_READ);
 	w->io.data = w;
-	ev_io_start(d->loop, &w->io);
+	ev_io_start(loop, &w->io);
 	log_debug("watching %s for changes of %s", w->dir, w->name);
 	return w;
 
@@ -275,7 +279,7 @@ watch_close(struct watch *w)
 {
 	if (w == NULL)
 		return;
-	ev_io_stop(w->d->loop, &w->io);
+	ev_io_stop(w->loop, &w->io);
 	close(w->fd);
 	free(w->path);
 	free(w->dir);

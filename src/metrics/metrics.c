@@ -33,7 +33,7 @@
 #include <ev.h>
 #include <microhttpd.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "metrics.h"
 #include "metrics_conn.h"

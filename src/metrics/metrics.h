@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "config/config.h"
 
 struct collect;
 struct ev_loop;

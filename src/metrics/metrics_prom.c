@@ -16,7 +16,7 @@
 
 #include "bpf/profile.h"
 #include "round/collect.h"
-#include "config.h"
+#include "config/config.h"
 #include "util/json.h"
 #include "metrics.h"
 #include "round/pids.h"
@@ -372,7 +372,7 @@ metrics_prom_push(FILE *f, const struct metrics_push *mp)
 	    "Samples merged into [other] by trimming.", mp->trimmed_samples);
 }
 
-/* Unwind tables (src/unwind_maps.c) and how walks with them ended. */
+/* Unwind tables (src/unwind/unwind_maps.c) and how walks with them ended. */
 static void
 metrics_prom_unwind(FILE *f, const struct metrics_view *d)
 {

@@ -14,7 +14,7 @@
 
 #include "bpf/profile.h"
 #include "round/collect.h"
-#include "config.h"
+#include "config/config.h"
 #include "util/json.h"
 #include "util/xmalloc.h"
 #include "util/log.h"

@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "cgroup.h"
-#include "config.h"
+#include "config/config.h"
 #include "container.h"
 #include "target.h"
 #include "util/xmalloc.h"
@@ -83,7 +83,8 @@ target_label_name_is_valid(const char *s)
 	return 1;
 }
 
-int
+/* A [target "name"] section starts: its keys that follow go to it. */
+static int
 target_conf_add(struct config *conf, const char *name, int line,
     const char **err)
 {
@@ -138,15 +139,16 @@ target_label_set(struct target_conf *t, const char *name, const char *value)
 	return NULL;
 }
 
-/* Set one key of a target; NULL or a message. */
-const char *
-target_conf_set(struct target_conf *t, const char *key, const char *value,
+/* Set one key of the target last added; NULL or a message. */
+static const char *
+target_conf_set(struct config *conf, const char *key, const char *value,
     int line, char *buf, size_t len)
 {
-	char		**sp = NULL, *end;
-	long long	  ll;
-	size_t		  i, n;
-	int		  k;
+	struct target_conf	 *t = &conf->targets[conf->ntargets - 1];
+	char			**sp = NULL, *end;
+	long long		  ll;
+	size_t			  i, n;
+	int			  k;
 
 	if (strncmp(key, "label.", 6) == 0)
 		return target_label_set(t, key + 6, value);
@@ -197,7 +199,7 @@ target_conf_set(struct target_conf *t, const char *key, const char *value,
 	return NULL;
 }
 
-void
+static void
 target_conf_free(struct config *conf)
 {
 	struct target_conf	*t;
@@ -222,7 +224,7 @@ target_conf_free(struct config *conf)
 	conf->ntargets = 0;
 }
 
-void
+static void
 target_conf_dump(const struct config *conf, FILE *f)
 {
 	const struct target_conf	*t;
@@ -246,6 +248,11 @@ target_conf_dump(const struct config *conf, FILE *f)
 			    t->labels[j].value);
 	}
 }
+
+const struct config_section target_sections = {
+	NULL, "target \"", "\"", target_conf_add, target_conf_set,
+	target_conf_dump, target_conf_free
+};
 
 static int
 target_str_equal(const char *a, const char *b)

@@ -59,12 +59,11 @@ struct target_labels {
 	enum target_source	 source;
 };
 
-int		 target_conf_add(struct config *, const char *, int,
-		    const char **);
-const char	*target_conf_set(struct target_conf *, const char *,
-		    const char *, int, char *, size_t);
-void		 target_conf_free(struct config *);
-void		 target_conf_dump(const struct config *, FILE *);
+/*
+ * The [target "name"] sections, for the parser (config_keys.c lists
+ * it): each adds a target to the config, freed and dumped with it.
+ */
+extern const struct config_section target_sections;
 int		 target_conf_equal(const struct config *,
 		    const struct config *);
 int		 target_name_is_valid(const char *);

@@ -34,7 +34,7 @@
 
 #include <ev.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"

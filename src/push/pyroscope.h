@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "config/config.h"
 
 /*
  * The Pyroscope sink: each round's profiles are pushed to a Pyroscope
@@ -72,13 +72,9 @@ const char	*pyroscope_headers_check(const char *);
 /* The keys of [pyroscope], with their checks (pyroscope_conf.c). */
 extern const struct config_key pyroscope_conf_keys[];
 /*
- * [pyroscope] label.NAME = VALUE, for config.c: add a global label to
- * the config; NULL or why it cannot be.  Freed with the config, dumped
- * with [pyroscope].
+ * [pyroscope] label.NAME = VALUE, for the parser (config_keys.c lists
+ * it): global labels, freed with the config, dumped with [pyroscope].
  */
-const char	*pyroscope_conf_label_add(struct config *, const char *,
-		    const char *);
-void		 pyroscope_conf_labels_free(struct config *);
-void		 pyroscope_conf_labels_dump(const struct config *, FILE *);
+extern const struct config_section pyroscope_conf_labels;
 
 #endif

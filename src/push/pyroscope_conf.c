@@ -14,7 +14,7 @@
 
 #include <curl/curl.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "proc/target.h"
 #include "pyroscope.h"
@@ -250,9 +250,10 @@ const struct config_key pyroscope_conf_keys[] = {
 
 /* Global labels --------------------------------------------------------- */
 
-const char *
-pyroscope_conf_label_add(struct config *conf, const char *name,
-    const char *value)
+/* label.NAME = VALUE: a global label; NULL or why it cannot be. */
+static const char *
+pyroscope_conf_label_set(struct config *conf, const char *name,
+    const char *value, int line, char *buf, size_t len)
 {
 	size_t	 i, n = conf->pyroscope_nlabels;
 
@@ -289,7 +290,7 @@ pyroscope_conf_label_add(struct config *conf, const char *name,
 	return NULL;
 }
 
-void
+static void
 pyroscope_conf_labels_free(struct config *conf)
 {
 	size_t	 i;
@@ -305,7 +306,7 @@ pyroscope_conf_labels_free(struct config *conf)
 	conf->pyroscope_nlabels = 0;
 }
 
-void
+static void
 pyroscope_conf_labels_dump(const struct config *conf, FILE *f)
 {
 	size_t	 i;
@@ -314,6 +315,11 @@ pyroscope_conf_labels_dump(const struct config *conf, FILE *f)
 		fprintf(f, "label.%s = %s\n", conf->pyroscope_label_names[i],
 		    conf->pyroscope_label_values[i]);
 }
+
+const struct config_section pyroscope_conf_labels = {
+	"pyroscope", "label.", NULL, NULL, pyroscope_conf_label_set,
+	pyroscope_conf_labels_dump, pyroscope_conf_labels_free
+};
 
 /*
  * The first line of a small file, trailing blanks removed.  Returns

@@ -5,13 +5,13 @@
  *
  * Detection, at a pid's first sample (after an exec too), from the maps
  * the caller read: a mapped ELF file -- the executable, or a file named
- * libpython* or python* -- that defines _PyRuntime (src/python_file.c
+ * libpython* or python* -- that defines _PyRuntime (src/python/python_file.c
  * says what each file is).  An interpreter that cannot be walked is
  * refused with a counted reason and its process is profiled natively:
  * a Python process is never dropped.
  *
  * The Python stacks stay in their BPF map; the store of them that
- * names samples (src/stacks.c) is this module's.
+ * names samples (src/session/stacks.c) is this module's.
  */
 #include <sys/queue.h>
 #include <sys/stat.h>
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "proc/procmaps.h"
 #include "pysym.h"

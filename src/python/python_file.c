@@ -3,7 +3,7 @@
  * defines _PyRuntime) of which version, at which offsets, or a program
  * that links libpython.  Each file is looked at once per (dev, inode,
  * mtime).  The version is Py_Version (3.11+) or else the file's name;
- * the offsets come from the table of src/python_table.c, checked
+ * the offsets come from the table of src/python/python_table.c, checked
  * against what the file itself says (the autoTSSkey offset decoded from
  * PyGILState_GetThisThreadState, and 3.13's _Py_DebugOffsets).
  */

@@ -5,7 +5,7 @@
  * 3.10.13, 3.11.7, 3.12.1, 3.13.0) and, for 3.11, Debian's 3.11.2, and
  * checked by walking live processes; see t/t7000-python-split.sh.  The
  * layouts do not change within a minor version.  Two checks guard
- * against a build that differs anyway: src/python.c takes the autoTSSkey
+ * against a build that differs anyway: src/python/python.c takes the autoTSSkey
  * offset from the code of PyGILState_GetThisThreadState when it can,
  * and 3.13's own _Py_DebugOffsets must agree with the table.
  */

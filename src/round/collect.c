@@ -1,8 +1,8 @@
 /*
  * A collection round, conducted: drain the counts BPF aggregated since
- * the last round (src/session_maps.c), name each count's stack
- * (src/collect_stack.c), add it to the profile of its target and type
- * (src/collect_profs.c), and hand the profiles to the sinks.  Then the
+ * the last round (src/session/session_maps.c), name each count's stack
+ * (src/round/collect_stack.c), add it to the profile of its target and type
+ * (src/round/collect_profs.c), and hand the profiles to the sinks.  Then the
  * stacks, names, processes and symbols of the round age, each in the
  * module that keeps them, and the round's time is measured.
  */
@@ -17,7 +17,7 @@
 #include "collect.h"
 #include "collect_profs.h"
 #include "collect_stack.h"
-#include "config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "pids.h"
 #include "profile/profile.h"

@@ -14,7 +14,7 @@
 
 #include "bpf/profile.h"
 #include "collect_profs.h"
-#include "config.h"
+#include "config/config.h"
 #include "pids.h"
 #include "profile/profile.h"
 #include "proc/target.h"

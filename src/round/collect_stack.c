@@ -7,8 +7,8 @@
  *
  * A stack named in an earlier round under the same generation of the
  * process's mappings (or the kernel's symbols) gets the names it had
- * then (src/stacknames.c); else it is named frame by frame
- * (src/collect_frame.c) and kept, unless a name may change meanwhile.
+ * then (src/round/stacknames.c); else it is named frame by frame
+ * (src/round/collect_frame.c) and kept, unless a name may change meanwhile.
  */
 #include <sys/types.h>
 

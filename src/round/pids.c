@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "proc/container.h"
 #include "util/log.h"
 #include "pids.h"
@@ -544,8 +544,8 @@ pids_configure(struct pids *p, const struct config *conf)
 			continue;
 		pids_target(p, proc);
 		/*
-		 * Python (src/python.c): walk it again, or stop.  One not
-		 * sampled yet is looked at when it is.
+		 * Python (src/python/python.c): walk it again, or stop.
+		 * One not sampled yet is looked at when it is.
 		 */
 		if (was != python_is_enabled(p->python) ||
 		    proc->type != PROFILE_PID_FP) {

@@ -46,10 +46,11 @@ struct pids_proc {
 	 */
 	const struct target_labels *service;
 	struct resolve_proc	*rp;
-	struct python_proc	*py;		/* type PYTHON: src/python.c */
+	/* type PYTHON: src/python/python.c */
+	struct python_proc	*py;
 	int			 py_pending;	/* libpython not mapped yet */
 	int			 py_tries;
-	struct unwind_maps_proc	*uw;		/* src/unwind_maps.c */
+	struct unwind_maps_proc	*uw;		/* src/unwind/unwind_maps.c */
 };
 
 struct pids_stats {

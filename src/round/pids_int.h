@@ -34,7 +34,7 @@ struct pids {
 	uint64_t		 round;
 	uint64_t		 requests, execs, exits, swept;
 	uint64_t		 loads;		/* first maps reads */
-	struct unwind_maps	*unwind;	/* src/unwind_maps.c */
+	struct unwind_maps	*unwind;	/* src/unwind/unwind_maps.c */
 	struct target_labels	*unknown;	/* unknown_service's */
 	uint64_t		 parents;	/* parents looked up */
 	int			 drained;	/* this round's counts are */

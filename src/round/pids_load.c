@@ -1,8 +1,8 @@
 /*
  * What a profiled process's maps tell, read once its first sample shows
- * it is worth it: whether it runs Python (src/python.c), where its
+ * it is worth it: whether it runs Python (src/python/python.c), where its
  * executable's code is, and which symbol tables name its frames
- * (src/resolve.c).  A process still in the loader after its exec, or
+ * (src/sym/resolve.c).  A process still in the loader after its exec, or
  * whose libpython may not be mapped yet, has its maps read again when
  * BPF sees it in its own code, or at its next samples.
  */
@@ -71,7 +71,7 @@ pids_load_stack_in(struct pids *p, uint64_t id, uint64_t lo, uint64_t hi)
 
 /*
  * A process profiled natively may run CPython that the walker can walk
- * (src/python.c): then it is of type PYTHON.  If it is an executable
+ * (src/python/python.c): then it is of type PYTHON.  If it is an executable
  * linked with libpython that the loader has not mapped yet, it is
  * pending: asked again at its next samples.
  */

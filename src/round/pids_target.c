@@ -1,6 +1,6 @@
 /*
  * Which target takes a process, and so its labels and whether it is
- * profiled at all (src/target.c matches).  Without targets_only an
+ * profiled at all (src/proc/target.c matches).  Without targets_only an
  * exec leaves this for later: every process is profiled, and what its
  * target is only matters once it has samples.
  *
@@ -24,7 +24,7 @@
 #include "bpf/profile.h"
 #include "proc/cgroup.h"
 #include "proc/proc.h"
-#include "config.h"
+#include "config/config.h"
 #include "proc/container.h"
 #include "pids.h"
 #include "pids_int.h"

@@ -34,7 +34,7 @@
 #include <ev.h>
 
 #include "bpf/profile.skel.h"
-#include "config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "session.h"
 #include "session_int.h"

@@ -27,7 +27,7 @@ typedef void (*session_event_cb)(const struct profile_event *, void *);
 struct session	*session_open(struct ev_loop *, const struct config *,
 		    session_event_cb, void *);
 void		 session_close(struct session *);
-/* The kernel has what the BPF programs need: src/session_kernel.c. */
+/* The kernel has what the BPF programs need: src/session/session_kernel.c. */
 int		 session_kernel_check(void);
 /* Apply the live keys of a new config; -1 leaves the old in force. */
 int		 session_apply(struct session *, const struct config *);
@@ -53,7 +53,7 @@ int		 session_pid_get(struct session *, pid_t,
 /* The pids the map holds now (allocated; the caller frees). */
 pid_t		*session_pid_keys(struct session *, size_t *);
 
-/* The unwind tables' maps: src/session_unwind.h. */
+/* The unwind tables' maps: src/session/session_unwind.h. */
 struct session_unwind *session_unwind(struct session *);
 /*
  * Take every count out of BPF's map: the number of entries, their keys
@@ -85,7 +85,7 @@ const struct stacks_map *session_pystacks_map(struct session *);
 
 /*
  * Native stacks: the session keeps a copy of every stack its ring
- * brings (src/stacks.c says how long).  A new round: every stack
+ * brings (src/session/stacks.c says how long).  A new round: every stack
  * sampled from now on is sent again, once.
  */
 void		 session_stack_gen_next(struct session *);

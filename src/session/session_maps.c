@@ -1,7 +1,7 @@
 /*
  * The session's maps, for the rest of the daemon: the counts drained
  * each round, the off-CPU waits in flight, the pid config map that
- * src/pids.c answers through, the Python maps of src/python.c, the
+ * src/round/pids.c answers through, the Python maps of src/python/python.c, the
  * thread names, and the sizes the state dump shows.  Nothing outside
  * the session holds a map's fd.
  */

@@ -1,6 +1,6 @@
 /*
  * The session's stack store: a copy of every native stack the stack
- * ring brings (src/stacks.c keeps them, and says for how long), and
+ * ring brings (src/session/stacks.c keeps them, and says for how long), and
  * the map of Python stacks as a store of them reads it.
  *
  * Stack ids are hashes of the frames, so a copy never goes stale.  BPF

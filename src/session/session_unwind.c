@@ -1,7 +1,7 @@
 /*
  * The BPF maps of unwind tables (bpf/unwind.bpf.h): their sizes before
  * load, their knobs, and after load the three arrays mapped into the
- * daemon so that src/unwind_maps.c writes rows, pages and files with
+ * daemon so that src/unwind/unwind_maps.c writes rows, pages and files with
  * no system call per row, and the hash of processes' mappings.
  */
 #include <sys/mman.h>
@@ -17,7 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/profile.skel.h"
-#include "config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "session_int.h"
 #include "session_unwind.h"

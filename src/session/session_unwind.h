@@ -12,7 +12,7 @@ struct profile_bpf;
 struct session_unwind;
 
 /*
- * The unwind tables' BPF maps (bpf/unwind.bpf.h), for src/unwind_maps.c:
+ * The unwind tables' BPF maps (bpf/unwind.bpf.h), for src/unwind/unwind_maps.c:
  * session*.c are the only files that call libbpf for the daemon's maps.
  */
 

@@ -17,7 +17,7 @@ struct stacks_stats {
 };
 
 /*
- * A BPF map of stacks, as its owner (src/session_stacks.c) reads it:
+ * A BPF map of stacks, as its owner (src/session/session_stacks.c) reads it:
  * lookup copies the value of an id into a buffer of the store's words,
  * 0 or -1 when not held; delete deletes n ids and says how many were;
  * next_key gives the key after *prev (NULL: the first), -1 at the end.

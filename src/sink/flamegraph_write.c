@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "flamegraph.h"
 #include "flamegraph_int.h"
 #include "util/log.h"

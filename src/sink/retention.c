@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "profile/profile.h"
 #include "retention.h"

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "profile/folded.h"
 #include "util/log.h"
 #include "profile/pprof.h"

@@ -27,7 +27,7 @@ int	sink_file_write_folded(const struct config *,
 	    const struct profile *, time_t, char **, struct stat *);
 /*
  * The same with the profile's pprof encoding made already (once a
- * round for every sink: src/sinks.c); its buf NULL if that failed.
+ * round for every sink: src/sink/sinks.c); its buf NULL if that failed.
  */
 int	sink_file_write_enc(const struct config *, const struct profile *,
 	    const struct pprof_buf *, time_t, char **, struct stat *);

@@ -21,7 +21,7 @@
 
 #include <ev.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "flamegraph.h"
 #include "util/log.h"
 #include "profile/pprof.h"

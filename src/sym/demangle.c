@@ -30,7 +30,7 @@
 #include <libiberty/demangle.h>
 #undef LIBIBERTY_H
 
-#include "config.h"
+#include "config/config.h"
 #include "demangle.h"
 #include "util/xmalloc.h"
 

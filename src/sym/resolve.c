@@ -37,7 +37,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "debuginfo.h"
 #include "kallsyms.h"
 #include "util/log.h"

@@ -55,7 +55,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "demangle.h"
 #include "elf.h"
 #include "gopclntab.h"

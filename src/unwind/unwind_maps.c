@@ -4,16 +4,17 @@
  * A file mapped executable by a sampled process gets a record, keyed by
  * its device, inode, size and modification time, and an id: its slot in
  * uw_files.  A vDSO's record is keyed by its image, bytes compared
- * (src/unwind_maps_source.c); a file with no CFI of its own keeps its
+ * (src/unwind/unwind_maps_source.c); a file with no CFI of its own keeps its
  * debug file open until its table is built from the .debug_frame
  * there.  The id stays while the record does, so a process's mappings
  * (uw_procs) name files by id whether their tables are loaded or not;
  * the walker finds nrows 0 in a slot without a table and steps by frame
  * pointer.  A table that is the same rows as one loaded borrows its rows
- * (src/unwind_maps_share.c).  Tables are built by src/unwind_table.c in slices
- * from an idle watcher, so a large file never holds the loop for more
- * than a slice; then their rows and pages are copied into the mmapped
- * arrays, and the file's slot is published, nrows last.
+ * (src/unwind/unwind_maps_share.c).  Tables are built by
+ * src/unwind/unwind_table.c in slices from an idle watcher, so a large
+ * file never holds the loop for more than a slice; then their rows and
+ * pages are copied into the mmapped arrays, and the file's slot is
+ * published, nrows last.
  *
  * Room in the arrays is handed out in extents.  When a table does not
  * fit, whole tables are evicted, least recently used first (BPF stamps
@@ -41,7 +42,7 @@
 
 #include <ev.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "sym/elf.h"
 #include "util/log.h"
 #include "proc/procmaps.h"

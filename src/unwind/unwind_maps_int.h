@@ -1,5 +1,6 @@
 /*
- * The insides of src/unwind_maps.c, shared with src/unwind_maps_share.c.
+ * The insides of src/unwind/unwind_maps.c, shared with
+ * src/unwind/unwind_maps_share.c.
  */
 #ifndef EBPFSPY_UNWIND_MAPS_INT_H
 #define EBPFSPY_UNWIND_MAPS_INT_H
@@ -122,7 +123,7 @@ uint32_t	 unwind_maps_now(void);
 void		 unwind_maps_slot_publish(struct unwind_maps *,
 		    struct unwind_maps_file *, uint64_t, uint64_t);
 
-/* src/unwind_maps_share.c */
+/* src/unwind/unwind_maps_share.c */
 int		 unwind_maps_share(struct unwind_maps *,
 		    struct unwind_maps_file *, const struct unwind_table *);
 void		 unwind_maps_share_drop(struct unwind_maps *,

@@ -2,7 +2,7 @@
  * The CFI of mappings that do not carry it in the file they map.
  *
  * The vDSO: its image, .eh_frame included, read from the process's
- * memory, as the symbol cache reads it (src/symcache_vdso.c).  The
+ * memory, as the symbol cache reads it (src/sym/symcache_vdso.c).  The
  * process could have written its own: the caller keys it by its bytes,
  * never by the build id it claims.  When its memory cannot be read (it
  * is gone), ours serves if it has the same size: the same kernel maps
@@ -10,7 +10,7 @@
  *
  * A file stripped of its CFI (built without unwind tables, or its
  * .eh_frame removed): the .debug_frame of its debug file, found as the
- * symbols find theirs (src/debuginfo.c: by build id, else by
+ * symbols find theirs (src/sym/debuginfo.c: by build id, else by
  * .gnu_debuglink, in the process's root first), each candidate checked
  * to belong to the file.
  */

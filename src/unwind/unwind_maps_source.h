@@ -12,7 +12,7 @@ struct procmaps_entry;
 
 /*
  * Where the CFI of a mapping comes from when it is not the .eh_frame of
- * the file mapped (src/unwind_maps.c): the vDSO's image, and the debug
+ * the file mapped (src/unwind/unwind_maps.c): the vDSO's image, and the debug
  * file of a file that has neither .eh_frame nor .debug_frame.
  */
 uint8_t		*unwind_maps_source_vdso(pid_t,

@@ -1,5 +1,5 @@
 /*
- * pylines: check src/pysym.c's line table decoders against CPython.
+ * pylines: check src/python/pysym.c's line table decoders against CPython.
  * Reads what t/helper/pylines.py prints; prints how many instructions
  * were checked and the first mismatches; exits 1 on any mismatch.
  */

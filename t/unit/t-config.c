@@ -299,17 +299,22 @@ test_errors(void)
 	}
 	config_errors_clear(&errs);
 
-	/* Many errors are capped, with a last line saying so. */
+	/* Many errors are capped, with a last line counting the rest. */
 	text = xmalloc(200 * 16 + 16);
 	strcpy(text, "[profile]\n");
 	for (i = 0; i < 200; i++)
 		strcat(text, "cpu = maybe\n");
 	conf = load(text, &errs);
 	ok(conf == NULL, "200 errors: refused");
-	is_int(errs.n, 101, "200 errors: 100 reported and a last line");
-	xasprintf(&want, "%s: too many errors", path);
+	is_int(errs.n, 21, "200 errors: 20 reported and a last line");
+	xasprintf(&want, "%s:21: [profile] cpu: duplicate key (first at "
+	    "line 2)", path);
+	is_str(errs.n > 1 ? errs.v[errs.n - 2] : NULL, want,
+	    "200 errors: the 20th is the 20th of the file");
+	free(want);
+	xasprintf(&want, "%s: and 180 more errors", path);
 	is_str(errs.n > 0 ? errs.v[errs.n - 1] : NULL, want,
-	    "200 errors: the last line says so");
+	    "200 errors: the last line counts the others");
 	free(want);
 	free(text);
 	config_errors_clear(&errs);

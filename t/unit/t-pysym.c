@@ -1,8 +1,9 @@
 /*
- * src/pysym.c, src/python_elf.c, src/python_table.c: line tables decoded
- * by hand-made tables, code objects and strings read from fake objects
- * in this process's own memory (bad ones too), and the ELF lookups on
- * this test's own executable.
+ * src/python/pysym.c, src/python/python_elf.c,
+ * src/python/python_table.c: line tables decoded by hand-made tables,
+ * code objects and strings read from fake objects in this process's own
+ * memory (bad ones too), and the ELF lookups on this test's own
+ * executable.
  */
 #include <sys/types.h>
 

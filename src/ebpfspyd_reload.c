@@ -1,0 +1,110 @@
+/*
+ * Reload: parse the new configuration completely before touching
+ * anything, so a broken file never costs the running daemon its
+ * configuration.  Then every subsystem takes the live changes, and the
+ * old configuration is freed only once nothing refers to it.  When a
+ * reload runs is reload.c's (a burst of requests makes one), where a
+ * request comes from is watch.c's and the signals'; both call back
+ * here, so neither knows the daemon.
+ */
+#include <stdlib.h>
+
+#include <ev.h>
+
+#include "round/collect.h"
+#include "config.h"
+#include "ebpfspyd.h"
+#include "util/log.h"
+#include "metrics/metrics.h"
+#include "round/pids.h"
+#include "reload.h"
+#include "sym/resolve.h"
+#include "session/session.h"
+#include "sink/sinks.h"
+
+int
+ebpfspyd_reload(struct ebpfspyd *d)
+{
+	struct config_errors	 errs = { NULL, 0 };
+	struct config		*old = d->conf, *new;
+	size_t			 i;
+
+	log_debug("reloading %s", d->conf_path);
+	if ((new = config_load(d->conf_path, d->conf_missing_ok,
+	    &errs)) == NULL) {
+		for (i = 0; i < errs.n; i++)
+			log_warnx("%s", errs.v[i]);
+		config_errors_clear(&errs);
+		log_warnx("reload failed, keeping the previous configuration");
+		d->reload_failures++;
+		return -1;
+	}
+	/*
+	 * A file of no section and no key is most likely one caught
+	 * between an editor's truncate and its write: applying it would
+	 * reset every key.  A section header alone says "defaults".
+	 */
+	if (new->empty) {
+		log_warnx("%s: no section and no key, keeping the previous "
+		    "configuration (write a section header such as [daemon] "
+		    "for the defaults)", d->conf_path);
+		config_free(new);
+		d->reload_failures++;
+		return -1;
+	}
+	config_keep_restart(old, new);
+	ebpfspyd_conf_override(d, new);
+
+	/*
+	 * The BPF side is the only part that can refuse a change; the
+	 * process table and the symbolizer only copy values.
+	 */
+	if (session_apply(d->session, new) == -1) {
+		log_warnx("%s: cannot apply to the BPF session, keeping the "
+		    "previous configuration", d->conf_path);
+		config_free(new);
+		d->reload_failures++;
+		return -1;
+	}
+	if (sinks_configure(d->sinks, new) == -1)
+		log_warnx("%s: [pyroscope]: keeping the previous push settings",
+		    d->conf_path);
+	pids_configure(d->pids, new);
+	resolve_configure(d->resolve, new);
+	/* A listener that cannot move keeps the old one: no reason to fail. */
+	if (metrics_configure(d->metrics, new) == -1)
+		log_warnx("%s: [metrics] listen: keeping the previous listener",
+		    d->conf_path);
+
+	d->conf = new;
+	if (new->collect_interval != old->collect_interval &&
+	    ebpfspyd_timer_set(d) == -1)
+		log_warnx("collect_interval: keeping the previous timer");
+	config_free(old);
+	d->reloads++;
+	log_info("reloaded %s", d->conf_path);
+	return 0;
+}
+
+/* SIGHUP, or the file changed: reload soon, once for a burst. */
+void
+ebpfspyd_reload_ask(struct ebpfspyd *d)
+{
+	if (d->reload == NULL || d->exiting)
+		return;
+	reload_schedule(d->reload);
+}
+
+/* For watch_open(): the file watched changed. */
+void
+ebpfspyd_reload_ask_cb(void *arg)
+{
+	ebpfspyd_reload_ask(arg);
+}
+
+/* For reload_create(): the burst of requests is over. */
+void
+ebpfspyd_reload_cb(void *arg)
+{
+	ebpfspyd_reload(arg);
+}
