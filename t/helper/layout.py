@@ -16,8 +16,8 @@ import sys
 
 # The pipeline, lowest first: a folder may include its own headers and
 # those of folders before it in this list.
-ORDER = ["util", "proc", "session", "sym", "python", "unwind", "profile",
-         "push", "sink", "round", "metrics", ""]
+ORDER = ["util", "proc", "session", "sym", "runtime", "python", "unwind",
+         "profile", "push", "sink", "round", "metrics", ""]
 # Headers any folder may include, and why (README says the same).
 EXCEPTIONS = {
     # The parsed configuration: the contract between the parser (top)
