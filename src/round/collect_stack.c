@@ -202,13 +202,13 @@ static void
 collect_stack_native(struct collect_stack *cs, struct pids_proc *proc,
     uint64_t id, int user)
 {
-	struct resolve_proc *rp = pids_proc_resolve(proc);
-	const char	*service;
-	const uint32_t	*ids;
-	const uint64_t	*ip;
-	size_t		 n, i, j, nn, skip, start = cs->n, nunknown = 0;
-	uint64_t	 unstable, known = 0;
-	uint32_t	 flags;
+	struct resolve_proc	*rp = pids_proc_resolve(proc);
+	const char		*service;
+	const uint32_t		*ids;
+	const uint64_t		*ip;
+	size_t			 n, i, j, nn, skip, start = cs->n, nunknown = 0;
+	uint64_t		 unstable, known = 0;
+	uint32_t		 flags;
 
 	if (id == 0)
 		return;
@@ -281,12 +281,12 @@ static void
 collect_stack_runtime(struct collect_stack *cs, struct pids_proc *proc,
     const struct profile_key *key)
 {
-	struct resolve_proc *rp = pids_proc_resolve(proc);
-	struct runtime_proc rt;
-	const uint64_t	*ip = NULL;
-	const uint32_t	*ids;
-	size_t		 i, j, above = 0, nip = 0, nn;
-	uint32_t	 flags;
+	struct resolve_proc	*rp = pids_proc_resolve(proc);
+	struct runtime_proc	 rt;
+	const uint64_t		*ip = NULL;
+	const uint32_t		*ids;
+	size_t			 i, j, above = 0, nip = 0, nn;
+	uint32_t		 flags;
 
 	pids_proc_stack_runtime(proc, &rt);
 	if (runtime_stack_names(&rt, key->pystack, collect_stack_add_cb,

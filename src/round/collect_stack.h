@@ -15,8 +15,8 @@ struct symstats;
 /*
  * The names of a count's stack, as location ids of a stacknames kept
  * across rounds (stacknames_loc()): the process's comm, its user frames
- * (a runtime's, as Python's, or native), its kernel frames.  User frames are counted
- * per service in the symstats given.
+ * (a runtime's, as Python's, or native), its kernel frames.  User frames
+ * are counted per service in the symstats given.
  */
 struct collect_stack *collect_stack_create(struct session *,
 		    struct resolve *, struct symstats *);

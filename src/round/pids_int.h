@@ -43,7 +43,7 @@ struct pids_proc {
 	struct target_labels	*labels;	/* of its target */
 	int			 labels_pending; /* looked up when sampled */
 	pid_t			 ppid;		/* its parent; 0: unknown */
-	int			 forget;	/* gone: at the next round end */
+	int			 forget;	/* gone: at next round end */
 	uint64_t		 lifetime;	/* ns, once it exited; 0 */
 	const struct target_labels *service;	/* pids_proc_service() */
 	struct resolve_proc	*rp;

@@ -83,8 +83,8 @@ struct runtime_ops {
 	void		 (*free)(void *);
 	int		 (*configure)(void *, const struct config *);
 	void		*(*open)(void *, pid_t, const struct procmaps *, int *);
-	void		*(*again)(void *, void *, pid_t, const struct procmaps *,
-			    enum runtime_again);
+	void		*(*again)(void *, void *, pid_t,
+			    const struct procmaps *, enum runtime_again);
 	void		*(*forget)(void *, void *);
 	void		 (*close)(void *, void *);
 	int		 (*stack_seen)(void *, void *, uint64_t, uint64_t);

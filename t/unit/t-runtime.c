@@ -177,7 +177,8 @@ __wrap_session_pid_delete(struct session *s, pid_t pid)
 }
 
 int
-__wrap_session_pid_get(struct session *s, pid_t pid, struct profile_pid_config *cfg)
+__wrap_session_pid_get(struct session *s, pid_t pid,
+    struct profile_pid_config *cfg)
 {
 	errno = ENOENT;
 	return -1;
@@ -191,7 +192,8 @@ __wrap_session_pid_keys(struct session *s, size_t *n)
 }
 
 long long
-__wrap_session_map_entries(struct session *s, enum session_map which, long long max)
+__wrap_session_map_entries(struct session *s, enum session_map which,
+    long long max)
 {
 	return 0;
 }
@@ -203,7 +205,8 @@ __wrap_session_thread_comm(struct session *s, pid_t tid, char *buf, size_t len)
 }
 
 int
-__wrap_session_stack_lookup(struct session *s, uint64_t id, struct profile_stack *st)
+__wrap_session_stack_lookup(struct session *s, uint64_t id,
+    struct profile_stack *st)
 {
 	memset(st, 0, sizeof(*st));
 	return -1;
