@@ -19,8 +19,8 @@
  * takes its stacks without a system call per stack.  Exec and exit
  * events that need no answer, and stacks, do not wake the daemon until
  * a quarter of their ring buffer is full; each round reads them first.
- * User stacks are walked with unwind tables (unwind.bpf.h), Python
- * frames by pyperf.h.
+ * User stacks are walked with unwind tables (unwind.bpf.h), a runtime's
+ * frames by its walker (runtime.bpf.h: Python's, pyperf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -385,8 +385,8 @@ count_add(struct profile_key *key, __u64 v)
 	__sync_fetch_and_add(c, v);
 }
 
-/* Python stacks: the walker of PROFILE_PID_PYTHON pids. */
-#include "pyperf.h"
+/* The runtimes' walkers (Python's) and where they plug in. */
+#include "runtime.bpf.h"
 
 /*
  * Should this task be looked at at all?  Returns its config or NULL.
@@ -424,7 +424,7 @@ task_config_flags(__u32 tgid, __u32 flags, int pending)
 		return NULL;
 	switch (cfg->type) {
 	case PROFILE_PID_FP:
-	case PROFILE_PID_PYTHON:
+	RUNTIME_PID_CASES
 		return cfg;
 	case PROFILE_PID_UNKNOWN:
 		if (pending)
@@ -524,26 +524,8 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	if (cfg->collect_kernel && !sample_in_user_mode(ctx))
 		key.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR,
 		    NULL, 0);
-	if (cfg->collect_user && key.pid != 0) {
-		int	py = cfg->type == PROFILE_PID_PYTHON, inside = 0;
-
-		/*
-		 * Python (bpf/pyperf.h): the interpreter's frames too.  In
-		 * the interpreter's own code no native frame runs above
-		 * Python: the native stack is walked only if the thread
-		 * runs no Python.
-		 */
-		if (py && sample_in_user_mode(ctx) &&
-		    py_in_interpreter(key.pid, PT_REGS_IP(&ctx->regs))) {
-			inside = 1;
-			key.pystack = py_stack_store(task, key.pid, 0);
-		}
-		if (key.pystack == 0)
-			key.ustack = ustack_store(ctx, cfg, key.pid);
-		if (py && !inside)
-			key.pystack = py_stack_store(task, key.pid,
-			    key.ustack);
-	}
+	if (cfg->collect_user && key.pid != 0)
+		runtime_sample_stacks(ctx, task, cfg, &key);
 	count_add(&key, 1);
 	stat_add(PROFILE_STAT_COUNTED, 1);
 	return 0;
@@ -604,8 +586,7 @@ offcpu_count(struct profile_offcpu_start *sp, __u32 tid, __u64 end)
 		if (pc != NULL && (pc->type == PROFILE_PID_UNKNOWN ||
 		    (pc->flags & PROFILE_PID_F_PENDING)))
 			key.kind = PROFILE_KIND_OFFCPU_PENDING;	/* still */
-		else if (pc == NULL || (pc->type != PROFILE_PID_FP &&
-		    pc->type != PROFILE_PID_PYTHON)) {
+		else if (pc == NULL || !runtime_is_profiled(pc->type)) {
 			stat_add(PROFILE_STAT_OFFCPU_PENDING_DROP, 1);
 			return;
 		}
@@ -676,9 +657,9 @@ offcpu_out(void *ctx, struct task_struct *prev, __u32 tgid, __u32 tid,
 		    NULL, 0);
 	if (start.pending ? collect_user : cfg->collect_user)
 		start.ustack = ustack_store(ctx, cfg, tgid);
-	/* A thread blocks in Python code: where in it. */
-	if (cfg->collect_user && cfg->type == PROFILE_PID_PYTHON)
-		start.pystack = py_stack_store(prev, tgid, start.ustack);
+	/* A thread blocks in a runtime's code (Python's): where in it. */
+	if (cfg->collect_user)
+		runtime_offcpu_stacks(prev, cfg, tgid, &start);
 	start.ts = now;
 	start.ran = ran;
 	if (sp != NULL)

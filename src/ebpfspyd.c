@@ -26,7 +26,9 @@
 #include "metrics/metrics.h"
 #include "round/pids.h"
 #include "push/pyroscope.h"
+#include "python/python.h"
 #include "reload.h"
+#include "runtime/runtime.h"
 #include "sym/resolve.h"
 #include "session/session.h"
 #include "sink/sinks.h"
@@ -38,6 +40,15 @@
 #ifndef EBPFSPY_VERSION
 #define EBPFSPY_VERSION	"unknown"
 #endif
+
+/*
+ * The runtime plug-ins each process is looked at for, in this order
+ * (runtime/runtime.h): a new runtime is a row here.
+ */
+static const struct runtime_ops *const ebpfspyd_runtimes[] = {
+	&python_runtime,
+	&unwind_runtime,
+};
 
 
 
@@ -452,6 +463,20 @@ ebpfspyd_view_cb(struct metrics_view *v, void *arg)
 	v->unwind = d->unwind;
 }
 
+/* The runtimes, made as the table says; /metrics reads the unwinder's. */
+static void
+ebpfspyd_runtimes_open(struct ebpfspyd *d)
+{
+	struct runtime_env	 env;
+
+	env.loop = d->loop;
+	env.session = d->session;
+	env.conf = d->conf;
+	d->runtimes = runtimes_create(ebpfspyd_runtimes,
+	    sizeof(ebpfspyd_runtimes) / sizeof(ebpfspyd_runtimes[0]), &env);
+	d->unwind = runtimes_find(d->runtimes, &unwind_runtime);
+}
+
 static void
 ebpfspyd_free(struct ebpfspyd *d)
 {
@@ -466,7 +491,7 @@ ebpfspyd_free(struct ebpfspyd *d)
 	collect_free(d->collect);
 	sinks_free(d->sinks);
 	pids_free(d->pids);
-	unwind_maps_free(d->unwind);
+	runtimes_free(d->runtimes);
 	session_close(d->session);
 	resolve_free(d->resolve);
 	config_free(d->conf);
@@ -582,11 +607,10 @@ ebpfspyd_main(int argc, char **argv)
 	 */
 	if (d->conf->collect_kernel)
 		resolve_kernel_load(d->resolve);
-	if ((d->pids = pids_create(d->session, d->resolve, d->conf)) == NULL)
+	ebpfspyd_runtimes_open(d);
+	if ((d->pids = pids_create(d->session, d->resolve, d->runtimes,
+	    d->conf)) == NULL)
 		fatalx("cannot create the process table");
-	d->unwind = unwind_maps_create(d->loop, session_unwind(d->session),
-	    d->conf);
-	pids_set_unwind(d->pids, d->unwind);
 	if ((d->sinks = sinks_create(d->loop, d->conf)) == NULL)
 		fatalx("cannot set up the sinks");
 	if ((d->collect = collect_create(d->session, d->pids,

@@ -12,6 +12,7 @@ struct pids;
 struct unwind_maps;
 struct reload;
 struct resolve;
+struct runtimes;
 struct metrics;
 struct session;
 struct sinks;
@@ -30,7 +31,8 @@ struct ebpfspyd {
 	long long		 run_seconds;	/* -t; 0: until a signal */
 	struct session		*session;
 	struct pids		*pids;
-	struct unwind_maps	*unwind;	/* src/unwind/unwind_maps.c */
+	struct runtimes		*runtimes;	/* runtime/runtime.h */
+	struct unwind_maps	*unwind;	/* of them, for /metrics */
 	struct resolve		*resolve;
 	struct collect		*collect;
 	struct sinks		*sinks;

@@ -77,7 +77,7 @@ struct python {
 	struct pysym_stats	 gone;	/* of closed processes */
 	char			 name[PYTHON_NAME_MAX];
 	char			 func[PYTHON_NAME_MAX];
-	struct python_where	 where;		/* of name */
+	struct runtime_where	 where;		/* of name */
 	struct profile_pystack	 stack;		/* one, read from BPF */
 	struct profile_stack	 native;
 	struct stacks		*stacks;	/* as samples name them */
@@ -446,7 +446,7 @@ python_frame_name(struct python *py, struct python_proc *pp,
 }
 
 /* What the last python_frame_name() named, for pprof. */
-const struct python_where *
+const struct runtime_where *
 python_frame_where(const struct python *py)
 {
 	return py->where.func != NULL ? &py->where : NULL;
@@ -459,7 +459,7 @@ python_frame_where(const struct python *py)
  */
 int
 python_stack_names(struct python *py, struct python_proc *pp, uint64_t id,
-    void (*cb)(const char *, const struct python_where *, void *), void *arg)
+    runtime_frame_cb cb, void *arg)
 {
 	const struct profile_py_frame	*f;
 	const uint64_t			*w;

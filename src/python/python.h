@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "bpf/profile.h"
+#include "runtime/runtime.h"
 
 struct config;
 struct procmaps;
@@ -88,13 +89,6 @@ int		 python_stack_frames(const uint64_t *, size_t,
 /* The words of a BPF value worth keeping (stacks.c's length). */
 size_t		 python_stack_words(const uint64_t *, size_t);
 
-/* What a frame is, for pprof. */
-struct python_where {
-	const char	*func;		/* the qualname, with its class */
-	const char	*file;		/* co_filename */
-	int		 line;		/* 0: not in the names */
-};
-
 /*
  * The name of a frame, "qualname (file:line)" as configured.  Never
  * NULL; valid until the next call.  What it is: NULL when it names no
@@ -102,15 +96,15 @@ struct python_where {
  */
 const char	*python_frame_name(struct python *, struct python_proc *,
 		    const struct profile_py_frame *);
-const struct python_where *python_frame_where(const struct python *);
+/* func: the qualname, with its class; file: co_filename. */
+const struct runtime_where *python_frame_where(const struct python *);
 
 /*
  * The names of a stack of the Python stacks map, outermost first, to
  * the callback, with what they are; -1 if the map no longer holds it.
  */
 int		 python_stack_names(struct python *, struct python_proc *,
-		    uint64_t, void (*)(const char *,
-		    const struct python_where *, void *), void *);
+		    uint64_t, runtime_frame_cb, void *);
 
 void		 python_round_end(struct python *);
 void		 python_stats(struct python *, struct python_stats *);
@@ -118,5 +112,8 @@ void		 python_log_state(struct python *);
 /* "3.8" .. "3.13" by index of found[]; reasons by enum python_refusal. */
 const char	*python_version_name(int);
 const char	*python_refusal_name(int);
+
+/* The Python runtime plug-in (python_runtime.c, runtime/runtime.h). */
+extern const struct runtime_ops python_runtime;
 
 #endif

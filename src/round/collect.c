@@ -73,8 +73,7 @@ collect_create(struct session *session, struct pids *pids,
 	c->resolve = resolve;
 	c->sinks = sinks;
 	c->symstats = symstats_create();
-	c->stack = collect_stack_create(session, resolve, pids_python(pids),
-	    c->symstats);
+	c->stack = collect_stack_create(session, resolve, c->symstats);
 	c->profs = collect_profs_create();
 	c->start_real = collect_now(CLOCK_REALTIME);
 	return c;
@@ -109,8 +108,7 @@ collect_entry(struct collect *c, const struct config *conf,
 	proc = pids_get(c->pids, key->pid);
 	if (kind == PROFILE_KIND_OFFCPU_PENDING) {
 		/* Waited before we knew the pid: ours if it is profiled. */
-		if (proc->type != PROFILE_PID_FP &&
-		    proc->type != PROFILE_PID_PYTHON)
+		if (!pids_proc_is_profiled(proc))
 			return;
 		kind = PROFILE_KIND_OFFCPU;
 	}

@@ -104,7 +104,7 @@ struct profile *
 collect_profs_get(struct collect_profs *cp, const struct config *conf,
     int kind, const struct pids_proc *proc, int64_t start, int64_t now)
 {
-	const struct target_labels	*l = proc->service;
+	const struct target_labels	*l = pids_proc_service(proc);
 	const char			*service;
 	struct collect_profs_entry	*e;
 	size_t				 i;

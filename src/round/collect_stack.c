@@ -21,7 +21,7 @@
 #include "collect_stack.h"
 #include "pids.h"
 #include "profile/frametab.h"
-#include "python/python.h"
+#include "runtime/runtime.h"
 #include "sym/resolve.h"
 #include "session/session.h"
 #include "stacknames.h"
@@ -37,7 +37,6 @@
 struct collect_stack {
 	struct session		*session;
 	struct resolve		*resolve;
-	struct python		*python;
 	struct symstats		*symstats;	/* names found, per service */
 	struct stacknames	*names;		/* kept across rounds */
 	uint64_t		 names_epoch;	/* of resolve's names */
@@ -51,14 +50,13 @@ struct collect_stack {
 
 struct collect_stack *
 collect_stack_create(struct session *session, struct resolve *resolve,
-    struct python *python, struct symstats *symstats)
+    struct symstats *symstats)
 {
 	struct collect_stack	*cs;
 
 	cs = xcalloc(1, sizeof(*cs));
 	cs->session = session;
 	cs->resolve = resolve;
-	cs->python = python;
 	cs->symstats = symstats;
 	cs->names = stacknames_create(COLLECT_STACK_ROUNDS, 4 * 32768);
 	cs->names_epoch = resolve_epoch(resolve);
@@ -112,9 +110,12 @@ collect_stack_add(struct collect_stack *cs, const char *name)
 	cs->ids[cs->n++] = stacknames_loc(cs->names, name, NULL);
 }
 
-/* A Python frame: its name, and its function, file and line for pprof. */
+/*
+ * A frame a runtime named (Python's): its name, and its function, file
+ * and line for pprof.
+ */
 static void
-collect_stack_add_cb(const char *name, const struct python_where *w,
+collect_stack_add_cb(const char *name, const struct runtime_where *w,
     void *arg)
 {
 	struct collect_stack	*cs = arg;
@@ -201,18 +202,19 @@ static void
 collect_stack_native(struct collect_stack *cs, struct pids_proc *proc,
     uint64_t id, int user)
 {
-	const char	*service;
-	const uint32_t	*ids;
-	const uint64_t	*ip;
-	size_t		 n, i, j, nn, skip, start = cs->n, nunknown = 0;
-	uint64_t	 unstable, known = 0;
-	uint32_t	 flags;
+	struct resolve_proc	*rp = pids_proc_resolve(proc);
+	const char		*service;
+	const uint32_t		*ids;
+	const uint64_t		*ip;
+	size_t			 n, i, j, nn, skip, start = cs->n, nunknown = 0;
+	uint64_t		 unstable, known = 0;
+	uint32_t		 flags;
 
 	if (id == 0)
 		return;
-	service = proc->service->service;
-	if ((!user || proc->rp != NULL) && collect_stack_cached(cs, service,
-	    collect_frame_gen(cs->resolve, proc->rp, user), id, user))
+	service = pids_proc_service(proc)->service;
+	if ((!user || rp != NULL) && collect_stack_cached(cs, service,
+	    collect_frame_gen(cs->resolve, rp, user), id, user))
 		return;
 	if ((ip = session_stack_get(cs->session, id, &n)) == NULL) {
 		cs->lost++;
@@ -224,7 +226,7 @@ collect_stack_native(struct collect_stack *cs, struct pids_proc *proc,
 		collect_stack_add(cs, "[truncated]");
 		n--;
 	}
-	if (user && proc->rp == NULL) {
+	if (user && rp == NULL) {
 		collect_stack_unknown(cs, service, n);
 		return;
 	}
@@ -242,7 +244,7 @@ collect_stack_native(struct collect_stack *cs, struct pids_proc *proc,
 		skip++;
 	}
 	for (i = n; i-- > skip;) {
-		ids = collect_frame_name(cs->names, cs->resolve, proc->rp, user,
+		ids = collect_frame_name(cs->names, cs->resolve, rp, user,
 		    i > 0 ? ip[i] - 1 : ip[i], &nn, &flags, cs->fids);
 		for (j = 0; j < nn; j++) {
 			if (cs->n < COLLECT_STACK_MAX)
@@ -264,46 +266,49 @@ collect_stack_native(struct collect_stack *cs, struct pids_proc *proc,
 	if (resolve_unstable(cs->resolve) != unstable ||
 	    cs->n >= COLLECT_STACK_MAX)
 		return;
-	stacknames_put(cs->names, collect_frame_gen(cs->resolve, proc->rp,
-	    user), id, cs->ids + start, cs->n - start, cs->unknown, nunknown);
+	stacknames_put(cs->names, collect_frame_gen(cs->resolve, rp, user),
+	    id, cs->ids + start, cs->n - start, cs->unknown, nunknown);
 }
 
 /*
- * A Python process's user frames: its Python stack, outermost first,
- * then the native frames that ran above the interpreter at the sample
- * (a C extension, libc), innermost last.  Without its Python stack
- * (a thread that runs no Python), its native stack as any process's.
+ * The user frames of a process a runtime's walker walks (Python's): its
+ * runtime's stack, outermost first, then the native frames that ran
+ * above the runtime at the sample (a C extension, libc), innermost
+ * last.  Without that stack (a thread that runs no Python), its native
+ * stack as any process's.
  */
 static void
-collect_stack_python(struct collect_stack *cs, struct pids_proc *proc,
+collect_stack_runtime(struct collect_stack *cs, struct pids_proc *proc,
     const struct profile_key *key)
 {
-	const uint64_t	*ip = NULL;
-	const uint32_t	*ids;
-	size_t		 i, j, above = 0, nip = 0, nn;
-	uint32_t	 flags;
+	struct resolve_proc	*rp = pids_proc_resolve(proc);
+	struct runtime_proc	 rt;
+	const uint64_t		*ip = NULL;
+	const uint32_t		*ids;
+	size_t			 i, j, above = 0, nip = 0, nn;
+	uint32_t		 flags;
 
-	if (python_stack_names(cs->python, proc->py, key->pystack,
-	    collect_stack_add_cb, cs) == -1) {
+	pids_proc_stack_runtime(proc, &rt);
+	if (runtime_stack_names(&rt, key->pystack, collect_stack_add_cb,
+	    cs) == -1) {
 		cs->lost++;
 		collect_stack_add(cs, "[lost python stack]");
 		collect_stack_native(cs, proc, key->ustack, 1);
 		return;
 	}
-	if (key->ustack != 0 && proc->py != NULL && (ip =
+	if (key->ustack != 0 && rt.st != NULL && (ip =
 	    session_stack_get(cs->session, key->ustack, &nip)) != NULL) {
 		if (nip > 0 && ip[nip - 1] == UNWIND_TRUNCATED_IP)
 			nip--;
-		above = python_proc_native_above(cs->python, proc->py, ip,
-		    nip);
+		above = runtime_native_above(&rt, ip, nip);
 	}
 	for (i = above; i-- > 0;) {
-		if (proc->rp == NULL) {
+		if (rp == NULL) {
 			collect_stack_add(cs, "[unknown]");
 			continue;
 		}
 		/* Named as any native frame: kept, with its location. */
-		ids = collect_frame_name(cs->names, cs->resolve, proc->rp, 1,
+		ids = collect_frame_name(cs->names, cs->resolve, rp, 1,
 		    i > 0 ? ip[i] - 1 : ip[i], &nn, &flags, cs->fids);
 		for (j = 0; j < nn && cs->n < COLLECT_STACK_MAX; j++)
 			cs->ids[cs->n++] = ids[j];
@@ -315,9 +320,9 @@ collect_stack_name(struct collect_stack *cs, struct pids_proc *proc,
     const struct profile_key *key, size_t *n)
 {
 	cs->n = 0;
-	collect_stack_comm(cs, proc->comm);
+	collect_stack_comm(cs, pids_proc_comm(proc));
 	if (key->pystack != 0)
-		collect_stack_python(cs, proc, key);
+		collect_stack_runtime(cs, proc, key);
 	else
 		collect_stack_native(cs, proc, key->ustack, 1);
 	collect_stack_native(cs, proc, key->kstack, 0);

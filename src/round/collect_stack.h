@@ -7,7 +7,6 @@
 struct collect_stack;
 struct pids_proc;
 struct profile_key;
-struct python;
 struct resolve;
 struct session;
 struct stacknames;
@@ -16,11 +15,11 @@ struct symstats;
 /*
  * The names of a count's stack, as location ids of a stacknames kept
  * across rounds (stacknames_loc()): the process's comm, its user frames
- * (Python's, or native), its kernel frames.  User frames are counted
- * per service in the symstats given.
+ * (a runtime's, as Python's, or native), its kernel frames.  User frames
+ * are counted per service in the symstats given.
  */
 struct collect_stack *collect_stack_create(struct session *,
-		    struct resolve *, struct python *, struct symstats *);
+		    struct resolve *, struct symstats *);
 void		 collect_stack_free(struct collect_stack *);
 /* A round starts: names for at most this many stacks are kept. */
 void		 collect_stack_round_start(struct collect_stack *, size_t);

@@ -21,7 +21,8 @@
  * exit events, not a read of their maps and files.
  *
  * Which target takes a process is pids_target.c's to say, what its maps
- * tell pids_load.c's.
+ * tell pids_load.c's, and the runtimes' slots of each process (Python,
+ * the unwind tables: runtime/runtime.h) pids_runtime.c's.
  *
  * Every 10 rounds the BPF map is swept for entries the daemon does not
  * know (a lost event): pids that are gone are deleted, live ones asked
@@ -42,27 +43,25 @@
 #include "pids_int.h"
 #include "proc/proc.h"
 #include "proc/procmaps.h"
-#include "python/python.h"
+#include "runtime/runtime.h"
 #include "sym/resolve.h"
 #include "session/session.h"
 #include "proc/target.h"
-#include "unwind/unwind_maps.h"
 #include "util/xmalloc.h"
 
 #define PIDS_SWEEP_ROUNDS	10
-#define PIDS_PY_TRIES		50	/* samples to wait for libpython */
 
 struct pids *
 pids_create(struct session *session, struct resolve *resolve,
-    const struct config *conf)
+    struct runtimes *runtimes, const struct config *conf)
 {
 	struct pids	*p;
 
 	p = xcalloc(1, sizeof(*p));
 	p->session = session;
 	p->resolve = resolve;
+	p->runtimes = runtimes;
 	p->conf = conf;
-	p->python = python_create(session, conf);
 	p->containers = container_cache_create("/");
 	p->unknown = target_labels_unknown(conf);
 	p->size = 1024;
@@ -76,8 +75,7 @@ pids_proc_free(struct pids *p, struct pids_proc *proc)
 	if (proc == NULL)
 		return;
 	resolve_proc_close(p->resolve, proc->rp);
-	unwind_maps_proc_close(p->unwind, proc->uw);
-	python_proc_close(p->python, proc->py);
+	pids_runtime_close(p, proc);
 	target_labels_free(proc->labels);
 	free(proc);
 }
@@ -95,7 +93,6 @@ pids_free(struct pids *p)
 		pids_proc_free(p, p->dead[i]);
 	free(p->dead);
 	free(p->v);
-	python_free(p->python);
 	container_cache_free(p->containers);
 	target_labels_free(p->unknown);
 	free(p);
@@ -161,8 +158,9 @@ pids_remove(struct pids *p, pid_t pid)
 
 /*
  * Write what BPF should do with this pid.  Its first sample is asked
- * for until its maps are read, then again while libpython may still be
- * mapped, or until it runs its executable's code.
+ * for until its maps are read, then again while a runtime waits for a
+ * library to be mapped (libpython), or until it runs its executable's
+ * code.
  */
 static void
 pids_write_config(struct pids *p, struct pids_proc *proc)
@@ -170,16 +168,14 @@ pids_write_config(struct pids *p, struct pids_proc *proc)
 	struct profile_pid_config	 cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
-	if ((proc->type == PROFILE_PID_FP ||
-	    proc->type == PROFILE_PID_PYTHON) && !proc->kthread &&
-	    proc->pid != 0) {
+	if (pids_proc_is_profiled(proc) && !proc->kthread && proc->pid != 0) {
 		if (!proc->loaded) {
 			/* Samples wait until we have looked. */
 			cfg.flags = PROFILE_PID_F_NOTIFY |
 			    PROFILE_PID_F_PENDING;
 			cfg.notify_lo = 0;
 			cfg.notify_hi = UINT64_MAX;	/* any frame */
-		} else if (proc->py_pending && proc->py_tries < PIDS_PY_TRIES) {
+		} else if (pids_runtime_pending(p, proc)) {
 			cfg.flags = PROFILE_PID_F_NOTIFY;
 			cfg.notify_lo = 0;
 			cfg.notify_hi = UINT64_MAX;
@@ -254,8 +250,10 @@ pids_new(struct pids *p, pid_t pid)
 {
 	struct pids_proc	*proc;
 
-	proc = xcalloc(1, sizeof(*proc));
+	proc = xcalloc(1, sizeof(*proc) + runtimes_count(p->runtimes) *
+	    sizeof(proc->slot[0]));
 	proc->pid = pid;
+	proc->runtimes = p->runtimes;
 	proc->state = PIDS_ALIVE;
 	snprintf(proc->comm, sizeof(proc->comm), "[%d]", (int)pid);
 	pids_insert(p, proc);
@@ -330,7 +328,7 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		pids_write_config(p, proc);
 		log_debug("pid %d (%s): %s", (int)pid, proc->comm,
 		    proc->type == PROFILE_PID_FP ? "profiled" :
-		    proc->type == PROFILE_PID_PYTHON ? "profiled, Python" :
+		    pids_proc_is_profiled(proc) ? "profiled by a runtime" :
 		    "not profiled");
 		break;
 	case PROFILE_EVENT_EXEC:
@@ -371,14 +369,13 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		/* Code in no mapping the unwinder knows: a new library? */
 		if ((proc = pids_find(p, pid)) != NULL &&
 		    proc->state == PIDS_ALIVE && proc->loaded)
-			pids_load_unwind(p, proc);
+			pids_load_asked(p, proc);
 		break;
 	case PROFILE_EVENT_PYSTACK:
-		/* A new Python stack: read its code objects now. */
-		if ((proc = pids_find(p, pid)) != NULL && proc->py != NULL &&
+		/* A new stack of a runtime's walker: read its code now. */
+		if ((proc = pids_find(p, pid)) != NULL &&
 		    proc->state == PIDS_ALIVE &&
-		    python_proc_stack_seen(p->python, proc->py, ev->arg,
-		    ev->arg2) &&
+		    pids_runtime_stack_seen(p, proc, ev->arg, ev->arg2) &&
 		    proc->rp != NULL)
 			resolve_proc_refresh(p->resolve, proc->rp);
 		break;
@@ -397,9 +394,8 @@ pids_event(struct pids *p, const struct profile_event *ev)
 			 * end.  After: at the next one (pids_round_end).
 			 */
 			proc->forget = !p->drained;
-			/* Its files' tables may go now. */
-			unwind_maps_proc_close(p->unwind, proc->uw);
-			proc->uw = NULL;
+			/* Its files' unwind tables may go now. */
+			pids_runtime_forget(p, proc);
 		}
 		break;
 	default:
@@ -512,7 +508,7 @@ pids_round_end(struct pids *p)
 		pids_proc_free(p, proc);
 		/* Removal may have moved another entry into slot i. */
 	}
-	python_round_end(p->python);
+	pids_runtime_round_end(p);
 	p->drained = 0;
 	p->round++;
 	if (p->round % PIDS_SWEEP_ROUNDS == 0)
@@ -530,31 +526,19 @@ void
 pids_configure(struct pids *p, const struct config *conf)
 {
 	struct pids_proc	*proc;
-	struct procmaps		*maps;
 	size_t			 i;
-	int			 was = python_is_enabled(p->python);
+	int			 again[RUNTIME_MAX];
 
 	p->conf = conf;
 	target_labels_free(p->unknown);
 	p->unknown = target_labels_unknown(conf);
-	python_configure(p->python, conf);
-	unwind_maps_configure(p->unwind, conf);
+	pids_runtime_configure(p, conf, again);
 	for (i = 0; i < p->size; i++) {
 		if ((proc = p->v[i]) == NULL || proc->state != PIDS_ALIVE)
 			continue;
 		pids_target(p, proc);
-		/*
-		 * Python (src/python/python.c): walk it again, or stop.
-		 * One not sampled yet is looked at when it is.
-		 */
-		if (was != python_is_enabled(p->python) ||
-		    proc->type != PROFILE_PID_FP) {
-			maps = proc->loaded && proc->type == PROFILE_PID_FP ?
-			    procmaps_read(proc->pid) : NULL;
-			pids_load_python(p, proc, maps);
-			procmaps_free(maps);
-		} else if (proc->py != NULL)
-			proc->type = PROFILE_PID_PYTHON;
+		/* Its runtimes (Python): made again, or let go. */
+		pids_runtime_reconfigure(p, proc, again);
 		if (proc->type == PROFILE_PID_FP && proc->loaded)
 			pids_load(p, proc, 0, 0);
 		pids_write_config(p, proc);
@@ -590,8 +574,7 @@ pids_log_state(struct pids *p)
 	size_t	 i, profiled = 0;
 
 	for (i = 0; i < p->size; i++) {
-		if (p->v[i] != NULL && (p->v[i]->type == PROFILE_PID_FP ||
-		    p->v[i]->type == PROFILE_PID_PYTHON))
+		if (p->v[i] != NULL && pids_proc_is_profiled(p->v[i]))
 			profiled++;
 	}
 	log_info("pids: %zu tracked (%zu alive, %zu dead, %zu profiled), "
@@ -605,8 +588,7 @@ pids_log_state(struct pids *p)
 	    (unsigned long long)p->loads,
 	    (unsigned long long)procmaps_reads(),
 	    (unsigned long long)p->parents);
-	python_log_state(p->python);
-	unwind_maps_log_state(p->unwind);
+	pids_runtime_log_state(p);
 }
 
 void
@@ -638,17 +620,4 @@ pids_thread_name(struct pids *p, pid_t pid, pid_t tid, char *buf, size_t len)
 	}
 	snprintf(buf, len, "[%u]", (unsigned)tid);
 	return buf;
-}
-
-struct python *
-pids_python(struct pids *p)
-{
-	return p->python;
-}
-
-/* The unwind tables of the processes' files, once both exist. */
-void
-pids_set_unwind(struct pids *p, struct unwind_maps *um)
-{
-	p->unwind = um;
 }

@@ -9,12 +9,11 @@
 
 struct config;
 struct pids;
-struct python;
-struct unwind_maps;
-struct unwind_maps_proc;
-struct python_proc;
+struct pids_proc;
 struct resolve;
 struct resolve_proc;
+struct runtime_proc;
+struct runtimes;
 struct session;
 struct target_labels;
 
@@ -23,35 +22,25 @@ enum pids_state {
 	PIDS_DEAD,		/* exited: named until the next round end */
 };
 
-/* One process the daemon knows. */
-struct pids_proc {
-	pid_t			 pid;
-	enum pids_state		 state;
-	int			 type;		/* enum profile_pid_type */
-	char			 comm[PROFILE_COMM_LEN];
-	int			 kthread;
-	int			 evaluated;
-	int			 loaded;	/* maps read since its exec */
-	int			 wait_exe;	/* read again in its code */
-	uint64_t		 exe_lo, exe_hi; /* its executable's code */
-	struct target_labels	*labels;	/* of its target */
-	int			 labels_pending; /* looked up when sampled */
-	pid_t			 ppid;		/* its parent; 0: unknown */
-	int			 forget;	/* gone: at the next round end */
-	uint64_t		 lifetime;	/* ns, once it exited; 0 */
-	/*
-	 * The labels its samples go under (its own, its parent's or
-	 * unknown_service's): set by pids_get(), good until the next
-	 * call into pids.
-	 */
-	const struct target_labels *service;
-	struct resolve_proc	*rp;
-	/* type PYTHON: src/python/python.c */
-	struct python_proc	*py;
-	int			 py_pending;	/* libpython not mapped yet */
-	int			 py_tries;
-	struct unwind_maps_proc	*uw;		/* src/unwind/unwind_maps.c */
-};
+/*
+ * One process the daemon knows: opaque (pids_int.h), read through
+ * these.  Valid until the next round end.
+ */
+int		 pids_proc_is_profiled(const struct pids_proc *);
+const char	*pids_proc_comm(const struct pids_proc *);
+/*
+ * The labels its samples go under (its own, its parent's or
+ * unknown_service's): set by pids_get(), good until the next call into
+ * pids.
+ */
+const struct target_labels *pids_proc_service(const struct pids_proc *);
+struct resolve_proc *pids_proc_resolve(const struct pids_proc *);
+/*
+ * The runtime that names the stacks of a walker of its own (a sample's
+ * pystack), with the process's state of it (NULL: none open).
+ */
+void		 pids_proc_stack_runtime(const struct pids_proc *,
+		    struct runtime_proc *);
 
 struct pids_stats {
 	uint64_t	 requests;	/* first samples of unknown pids */
@@ -61,8 +50,9 @@ struct pids_stats {
 	uint64_t	 maps_reads;	/* /proc/PID/maps reads, all causes */
 };
 
+/* The runtimes' states are kept per process (runtime/runtime.h). */
 struct pids	*pids_create(struct session *, struct resolve *,
-		    const struct config *);
+		    struct runtimes *, const struct config *);
 void		 pids_free(struct pids *);
 void		 pids_configure(struct pids *, const struct config *);
 void		 pids_event(struct pids *, const struct profile_event *);
@@ -74,9 +64,7 @@ void		 pids_log_state(struct pids *);
 size_t		 pids_count(struct pids *, enum pids_state);
 size_t		 pids_bpf_entries(struct pids *);
 void		 pids_stats(struct pids *, struct pids_stats *);
-struct python	*pids_python(struct pids *);
 /* A thread's name, in buf: as BPF saw it, else /proc's, else "[tid]". */
 const char	*pids_thread_name(struct pids *, pid_t, pid_t, char *, size_t);
-void		 pids_set_unwind(struct pids *, struct unwind_maps *);
 
 #endif

@@ -1,10 +1,11 @@
 /*
  * What a profiled process's maps tell, read once its first sample shows
- * it is worth it: whether it runs Python (src/python/python.c), where its
- * executable's code is, and which symbol tables name its frames
- * (src/sym/resolve.c).  A process still in the loader after its exec, or
- * whose libpython may not be mapped yet, has its maps read again when
- * BPF sees it in its own code, or at its next samples.
+ * it is worth it: what its runtimes make of them (Python, the unwind
+ * tables: pids_runtime.c), where its executable's code is, and which
+ * symbol tables name its frames (sym/resolve.c).  A process still in
+ * the loader after its exec, or whose libpython may not be mapped yet,
+ * has its maps read again when BPF sees it in its own code, or at its
+ * next samples.
  */
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -19,10 +20,8 @@
 #include "pids.h"
 #include "pids_int.h"
 #include "proc/procmaps.h"
-#include "python/python.h"
 #include "sym/resolve.h"
 #include "session/session.h"
-#include "unwind/unwind_maps.h"
 
 /*
  * The code of a process's executable: its executable mappings of the
@@ -69,50 +68,20 @@ pids_load_stack_in(struct pids *p, uint64_t id, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
-/*
- * A process profiled natively may run CPython that the walker can walk
- * (src/python/python.c): then it is of type PYTHON.  If it is an executable
- * linked with libpython that the loader has not mapped yet, it is
- * pending: asked again at its next samples.
- */
-void
-pids_load_python(struct pids *p, struct pids_proc *proc,
-    const struct procmaps *maps)
-{
-	python_proc_close(p->python, proc->py);
-	proc->py = NULL;
-	proc->py_pending = 0;
-	if (proc->type == PROFILE_PID_PYTHON)
-		proc->type = PROFILE_PID_FP;
-	if (proc->type != PROFILE_PID_FP || proc->kthread || proc->pid == 0)
-		return;
-	proc->py = python_proc_open(p->python, proc->pid, maps,
-	    &proc->py_pending);
-	if (proc->py != NULL)
-		proc->type = PROFILE_PID_PYTHON;
-}
-
 /* Forget what the process's previous image made us read. */
 void
 pids_load_forget(struct pids *p, struct pids_proc *proc)
 {
-	python_proc_close(p->python, proc->py);
-	proc->py = NULL;
-	proc->py_pending = 0;
-	proc->py_tries = 0;
-	if (proc->type == PROFILE_PID_PYTHON)
-		proc->type = PROFILE_PID_FP;
+	pids_runtime_close(p, proc);
 	resolve_proc_close(p->resolve, proc->rp);
 	proc->rp = NULL;
-	unwind_maps_proc_close(p->unwind, proc->uw);
-	proc->uw = NULL;
 	proc->loaded = 0;
 	proc->wait_exe = 0;
 }
 
 /*
  * Capture what names a profiled process's frames, once its first sample
- * shows it is worth it: one read of its maps tells whether it is Python,
+ * shows it is worth it: one read of its maps opens its runtimes, tells
  * where its executable's code is, and which symbol tables it needs.
  * stack is the id of that sample's user stack after an exec (0 for
  * none): if it holds no frame of the executable's code, the process is
@@ -126,8 +95,7 @@ pids_load(struct pids *p, struct pids_proc *proc, int exec, uint64_t stack)
 	struct procmaps	*maps;
 
 	pids_target_labels(p, proc);
-	if ((proc->type != PROFILE_PID_FP &&
-	    proc->type != PROFILE_PID_PYTHON) || proc->kthread ||
+	if (!pids_proc_is_profiled(proc) || proc->kthread ||
 	    proc->state != PIDS_ALIVE)
 		return;
 	if (proc->loaded) {
@@ -140,7 +108,7 @@ pids_load(struct pids *p, struct pids_proc *proc, int exec, uint64_t stack)
 	maps = procmaps_read(proc->pid);
 	log_debug("pid %d (%s): maps read at its first sample", (int)proc->pid,
 	    proc->comm);
-	pids_load_python(p, proc, maps);
+	pids_runtime_open_all(p, proc, maps);
 	proc->wait_exe = 0;
 	if (exec && maps != NULL) {
 		pids_load_exe_range(proc->pid, maps, &proc->exe_lo,
@@ -154,7 +122,6 @@ pids_load(struct pids *p, struct pids_proc *proc, int exec, uint64_t stack)
 			proc->wait_exe = !pids_load_stack_in(p, stack,
 			    proc->exe_lo, proc->exe_hi);
 	}
-	proc->uw = unwind_maps_proc(p->unwind, proc->uw, proc->pid, maps);
 	proc->rp = resolve_proc_open_maps(p->resolve, proc->pid, maps);
 }
 
@@ -167,7 +134,7 @@ pids_load(struct pids *p, struct pids_proc *proc, int exec, uint64_t stack)
  * how often this runs (unwind_maps_asked).
  */
 void
-pids_load_unwind(struct pids *p, struct pids_proc *proc)
+pids_load_asked(struct pids *p, struct pids_proc *proc)
 {
 	struct procmaps	*maps;
 
@@ -175,9 +142,7 @@ pids_load_unwind(struct pids *p, struct pids_proc *proc)
 		return;
 	log_debug("pid %d (%s): maps read again for the unwinder",
 	    (int)proc->pid, proc->comm);
-	unwind_maps_proc_asked(proc->uw);
-	proc->uw = unwind_maps_proc(p->unwind, proc->uw, proc->pid, maps);
-	python_proc_maps_update(proc->py, maps);
+	pids_runtime_again(p, proc, maps, RUNTIME_AGAIN_WALKER);
 	/* Its symbols too: the tables of the mappings it had are kept. */
 	if (proc->rp != NULL)
 		resolve_proc_reload_maps(p->resolve, proc->rp, maps);
@@ -186,25 +151,27 @@ pids_load_unwind(struct pids *p, struct pids_proc *proc)
 }
 
 /*
- * The process runs its own code now, or may have mapped libpython: read
- * its maps again, once for both.
+ * The process runs its own code now, or a runtime waits for a library
+ * (libpython): read its maps again, once for both.
  */
 void
 pids_load_again(struct pids *p, struct pids_proc *proc)
 {
 	struct procmaps	*maps;
+	size_t		 i;
 
 	maps = procmaps_read(proc->pid);
 	log_debug("pid %d (%s): maps read again%s", (int)proc->pid,
 	    proc->comm, proc->wait_exe ? ", in its own code" : "");
-	if (proc->py_pending) {
-		pids_load_python(p, proc, maps);
-		if (proc->py_pending)
-			proc->py_tries++;
+	for (i = 0; i < runtimes_count(p->runtimes); i++) {
+		if (!proc->slot[i].pending)
+			continue;
+		pids_runtime_open(p, proc, i, maps);
+		if (proc->slot[i].pending)
+			proc->slot[i].tries++;
 	}
 	proc->wait_exe = 0;
-	proc->uw = unwind_maps_proc(p->unwind, proc->uw, proc->pid, maps);
-	python_proc_maps_update(proc->py, maps);
+	pids_runtime_again(p, proc, maps, RUNTIME_AGAIN_SAMPLED);
 	if (proc->rp != NULL)
 		resolve_proc_reload_maps(p->resolve, proc->rp, maps);
 	else

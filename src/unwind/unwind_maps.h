@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/runtime.h"
+
 struct config;
 struct ev_loop;
 struct procmaps;
@@ -68,5 +70,8 @@ void		 unwind_maps_proc_close(struct unwind_maps *,
 void		 unwind_maps_stats(struct unwind_maps *,
 		    struct unwind_maps_stats *);
 void		 unwind_maps_log_state(struct unwind_maps *);
+
+/* The unwind tables' runtime plug-in (unwind_runtime.c). */
+extern const struct runtime_ops unwind_runtime;
 
 #endif
