@@ -18,6 +18,12 @@
 # Waits poll every 0.05 s up to $DAEMON_TIMEOUT seconds (30, or
 # $EBPFSPY_TEST_TIMEOUT), and fail at once, showing the log, when the
 # daemon has exited.  The daemon is killed when the script ends.
+#
+# A daemon built with ASan and UBSan (make check-sanitized) writes its
+# reports to its stderr, the log: each log is searched when its daemon
+# has exited or a new one starts, and a report found is copied to
+# $TRASH_DIRECTORY/sanitizer.log, which test_done turns into a failed
+# test -- also when the tests themselves passed.
 
 DAEMON_LOG=$TRASH_DIRECTORY/daemon.log
 DAEMON_TIMEOUT=${EBPFSPY_TEST_TIMEOUT:-30}
@@ -37,11 +43,22 @@ daemon_show_log_ () {
 	echo >&2 "---"
 }
 
+# Keep what a sanitizer reported in the log of the last daemon.
+daemon_sanitizer_check_ () {
+	test -f "$DAEMON_LOG" || return 0
+	grep -E -q "$TEST_SANITIZER_ERE" "$DAEMON_LOG" || return 0
+	{
+		echo "--- $DAEMON_LOG"
+		cat "$DAEMON_LOG"
+	} >>"$TRASH_DIRECTORY/sanitizer.log"
+}
+
 # Collect the exit status of the daemon, known to be dead.
 daemon_reap_ () {
 	wait "$daemon_pid_"
 	daemon_status_=$?
 	daemon_pid_=
+	daemon_sanitizer_check_
 	return $daemon_status_
 }
 
@@ -53,6 +70,7 @@ daemon_start () {
 	fi
 	# Emptied here, not by the background job: it may not have run yet
 	# when we first look, and the log of the last daemon says ready.
+	daemon_sanitizer_check_
 	: >"$DAEMON_LOG" || return 1
 	# No descriptor of the harness may stay open in the daemon.
 	ebpfspyd -d "$@" </dev/null >>"$DAEMON_LOG" 2>&1 3>&- 4>&- 5>&- \
@@ -173,6 +191,7 @@ daemon_kill_ () {
 		daemon_steps_=$((daemon_steps_ - 1))
 	done
 	kill -s KILL "$daemon_pid_" 2>/dev/null
+	daemon_sanitizer_check_
 	return 0
 }
 

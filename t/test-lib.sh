@@ -387,10 +387,26 @@ test_atexit_run_ () {
 	fi
 }
 
+# What ASan, UBSan and LSan print when they find something.
+TEST_SANITIZER_ERE='^==[0-9]+==ERROR: |: runtime error: |^SUMMARY: [A-Za-z]+Sanitizer'
+
+# A sanitizer report that lib-daemon.sh found in a daemon's log fails
+# the script, as one test more: the daemon may have died of it after
+# the tests that it served had passed.
+test_sanitizer_check_ () {
+	test -s "$TRASH_DIRECTORY/sanitizer.log" || return 0
+	test_count=$((test_count + 1))
+	test_failure=$((test_failure + 1))
+	echo "not ok $test_count - no sanitizer report in a daemon's log"
+	grep -E -B2 -A20 "$TEST_SANITIZER_ERE" \
+	    "$TRASH_DIRECTORY/sanitizer.log" | head -n 60 | sed 's/^/#	/'
+}
+
 test_done () {
 	test -n "$test_in_body_" && BUG "test_done inside a test"
 	test_done_=t
 	test_atexit_run_
+	test_sanitizer_check_
 	if test -n "$skip_all" && test "$test_count" = 0; then
 		if test "${EBPFSPY_REQUIRE_BPF-}" = 1 &&
 		    test -n "$test_missing_required_"; then

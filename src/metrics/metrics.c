@@ -37,6 +37,7 @@
 #include "util/log.h"
 #include "metrics.h"
 #include "metrics_conn.h"
+#include "metrics_unix.h"
 #include "util/xmalloc.h"
 
 #define METRICS_CONN_MAX	32	/* connections at once, then one cut */
@@ -57,6 +58,9 @@ struct metrics_server {
 	ev_io			 io;		/* MHD's epoll fd */
 	ev_timer		 timer;		/* MHD's next timeout */
 	struct metrics_conns	*conns;		/* their deadlines */
+	int			 unix_socket;	/* listen is unix:path */
+	dev_t			 dev;		/* the unix socket's */
+	ino_t			 ino;
 };
 
 struct metrics {
@@ -82,6 +86,9 @@ metrics_listen_parse(const char *s, struct sockaddr_storage *ss,
 	int			 v6 = 0;
 
 	memset(ss, 0, sizeof(*ss));
+	if (strncmp(s, METRICS_UNIX_PREFIX, strlen(METRICS_UNIX_PREFIX)) == 0)
+		return metrics_unix_parse(s, (struct sockaddr_un *)ss, len,
+		    errstr);
 	if (*s == '[') {
 		host = s + 1;
 		if ((end = strchr(host, ']')) == NULL || end[1] != ':') {
@@ -163,8 +170,9 @@ metrics_listen_check(const char *s)
 /* [metrics]. */
 const struct config_key metrics_keys[] = {
 	{ "metrics", "listen", CONFIG_STRING, CONFIG_OFF(metrics_listen), 0, 0,
-	    NULL, "127.0.0.1:9465", CONFIG_LIVE,
-	    "address of the metrics HTTP listener (empty: none)",
+	    NULL, "unix:/run/ebpfspyd/metrics.sock", CONFIG_LIVE,
+	    "unix socket or address of the metrics HTTP listener "
+	    "(empty: none)",
 	    metrics_listen_check },
 	{ "metrics", "service_ttl", CONFIG_INT,
 	    CONFIG_OFF(metrics_service_ttl), 0, 31536000, NULL, "600",
@@ -313,7 +321,7 @@ metrics_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 /* A listening socket on a checked address; -1 with errno. */
 static int
-metrics_socket(const char *addr, int *family)
+metrics_socket(const char *addr, int *family, dev_t *dev, ino_t *ino)
 {
 	struct sockaddr_storage	 ss;
 	socklen_t		 len;
@@ -325,6 +333,9 @@ metrics_socket(const char *addr, int *family)
 		return -1;
 	}
 	*family = ss.ss_family;
+	if (ss.ss_family == AF_UNIX)
+		return metrics_unix_listen((struct sockaddr_un *)&ss, len,
+		    METRICS_BACKLOG, dev, ino);
 	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) == -1)
 		return -1;
@@ -340,6 +351,15 @@ metrics_socket(const char *addr, int *family)
 	return fd;
 }
 
+/* A unix socket's path goes with its listener. */
+static void
+metrics_server_unlink(struct metrics_server *srv, const char *addr)
+{
+	if (srv->unix_socket)
+		metrics_unix_unlink(addr + strlen(METRICS_UNIX_PREFIX),
+		    srv->dev, srv->ino);
+}
+
 static struct metrics_server *
 metrics_server_open(struct metrics *m, const char *addr)
 {
@@ -347,9 +367,11 @@ metrics_server_open(struct metrics *m, const char *addr)
 	const union MHD_DaemonInfo *info;
 	struct stat		 sock, sb;
 	unsigned int		 flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	dev_t			 dev = 0;
+	ino_t			 ino = 0;
 	int			 fd, family;
 
-	if ((fd = metrics_socket(addr, &family)) == -1) {
+	if ((fd = metrics_socket(addr, &family, &dev, &ino)) == -1) {
 		log_warn("metrics: listen on %s", addr);
 		return NULL;
 	}
@@ -359,6 +381,9 @@ metrics_server_open(struct metrics *m, const char *addr)
 		flags |= MHD_USE_IPv6;
 	srv = xcalloc(1, sizeof(*srv));
 	srv->m = m;
+	srv->unix_socket = family == AF_UNIX;
+	srv->dev = dev;
+	srv->ino = ino;
 	srv->conns = metrics_conn_create(m->loop, METRICS_CONN_REQUEST,
 	    METRICS_CONN_MAX, metrics_server_kick, srv);
 	srv->mhd = MHD_start_daemon(flags, 0, NULL, NULL, metrics_request_cb,
@@ -382,6 +407,7 @@ metrics_server_open(struct metrics *m, const char *addr)
 		if (fstat(fd, &sb) == 0 && sb.st_dev == sock.st_dev &&
 		    sb.st_ino == sock.st_ino)
 			close(fd);
+		metrics_server_unlink(srv, addr);
 		metrics_conn_free(srv->conns);
 		free(srv);
 		return NULL;
@@ -390,6 +416,7 @@ metrics_server_open(struct metrics *m, const char *addr)
 	if (info == NULL || info->epoll_fd < 0) {
 		log_warnx("metrics: no epoll fd from libmicrohttpd");
 		MHD_stop_daemon(srv->mhd);
+		metrics_server_unlink(srv, addr);
 		metrics_conn_free(srv->conns);
 		free(srv);
 		return NULL;
@@ -414,6 +441,7 @@ metrics_server_close(struct metrics_server *srv)
 	ev_io_stop(srv->m->loop, &srv->io);
 	ev_timer_stop(srv->m->loop, &srv->timer);
 	MHD_stop_daemon(srv->mhd);	/* closes the listening socket */
+	metrics_server_unlink(srv, srv->listen);
 	metrics_conn_free(srv->conns);
 	free(srv->listen);
 	free(srv);
@@ -428,6 +456,8 @@ metrics_port(const char *addr)
 
 	if (metrics_listen_parse(addr, &ss, &len, &errstr) == -1)
 		return -1;
+	if (ss.ss_family == AF_UNIX)
+		return 0;
 	if (ss.ss_family == AF_INET6)
 		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
@@ -476,7 +506,8 @@ metrics_configure(struct metrics *m, const struct config *conf)
 	}
 	if (m->srv == NULL)
 		return -1;
-	if (metrics_port(m->srv->listen) != metrics_port(addr)) {
+	if (metrics_port(addr) <= 0 ||
+	    metrics_port(m->srv->listen) != metrics_port(addr)) {
 		log_warnx("metrics: still listening on %s", m->srv->listen);
 		return -1;
 	}

@@ -75,7 +75,8 @@ void		 metrics_free(struct metrics *);
 void		 metrics_set_push(struct metrics *, metrics_push_cb, void *);
 
 /*
- * "host:port" (IPv4 address or localhost) or "[IPv6 address]:port";
+ * "host:port" (IPv4 address or localhost), "[IPv6 address]:port" or
+ * "unix:/path" (metrics_unix.c);
  * 0, or -1 with *errstr set.
  */
 int		 metrics_listen_parse(const char *, struct sockaddr_storage *,

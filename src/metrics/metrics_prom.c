@@ -24,6 +24,7 @@
 #include "session/session.h"
 #include "sym/symfile.h"
 #include "session/session_unwind.h"
+#include "sink/sink_file.h"
 #include "sym/symstats.h"
 #include "unwind/unwind_maps.h"
 
@@ -236,6 +237,13 @@ metrics_prom_rounds(FILE *f, const struct metrics_view *d,
 	    cs->last_entries);
 	metrics_prom_gauge(f, "ebpfspy_last_round_profiles",
 	    "Profiles the last round made.", cs->last_profiles);
+	/* The log says when it fills and when it is not full any more. */
+	metrics_prom_counter(f, "ebpfspy_output_disk_full_writes_total",
+	    "Writes to the output directory that failed for want of space.",
+	    sink_file_disk_full_writes());
+	metrics_prom_gauge(f, "ebpfspy_output_disk_full",
+	    "1 if the last write to the output directory failed for want "
+	    "of space.", sink_file_disk_is_full());
 }
 
 /* One family of counters from the BPF counters, a label value each. */

@@ -19,6 +19,7 @@
 
 #include "config/config.h"
 #include "profile/folded.h"
+#include "util/diskfull.h"
 #include "util/log.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
@@ -34,6 +35,9 @@ static char	*sink_file_base(const char *, time_t);
 static int	 sink_file_pprof_cb(FILE *, const void *);
 static int	 sink_file_folded_cb(FILE *, const void *);
 static int	 sink_file_replace(const char *, const char *);
+
+/* The output directory's disk when full: one line, not one a write. */
+static struct diskfull	 sink_file_disk = { .name = "output" };
 
 /*
  * One path component from a service name: no '/', no control
@@ -75,7 +79,7 @@ sink_file_mkdirs(const char *path)
 		*s = '\0';
 		if (mkdir(p, 0755) == -1) {
 			if (errno != EEXIST) {
-				log_warn("mkdir %s", p);
+				diskfull_warn(&sink_file_disk, "mkdir %s", p);
 				goto fail;
 			}
 			if (stat(p, &sb) == -1) {
@@ -197,39 +201,41 @@ sink_file_atomic(const char *dir, const char *name,
 	xasprintf(&tmp, "%s/.%s.XXXXXX", dir, name);
 	xasprintf(&path, "%s/%s", dir, name);
 	if ((fd = mkstemp(tmp)) == -1) {
-		log_warn("create %s", tmp);
+		diskfull_warn(&sink_file_disk, "create %s", tmp);
 		goto out;
 	}
 	/* mkstemp() makes it 0600; profiles are as readable as the dir. */
 	if (fchmod(fd, 0644) == -1) {
-		log_warn("chmod %s", tmp);
+		diskfull_warn(&sink_file_disk, "chmod %s", tmp);
 		close(fd);
 		goto fail;
 	}
 	if ((f = fdopen(fd, "w")) == NULL) {
-		log_warn("fdopen %s", tmp);
+		diskfull_warn(&sink_file_disk, "fdopen %s", tmp);
 		close(fd);
 		goto fail;
 	}
 	if (fill_cb(f, arg) == -1 || fflush(f) == EOF) {
-		log_warn("write %s", tmp);
+		diskfull_warn(&sink_file_disk, "write %s", tmp);
 		fclose(f);
 		goto fail;
 	}
 	/* What was written: a rename keeps the inode, size and mtime. */
 	if (sbp != NULL && fstat(fd, sbp) == -1) {
-		log_warn("stat %s", tmp);
+		diskfull_warn(&sink_file_disk, "stat %s", tmp);
 		fclose(f);
 		goto fail;
 	}
 	if (fclose(f) == EOF) {
-		log_warn("write %s", tmp);
+		diskfull_warn(&sink_file_disk, "write %s", tmp);
 		goto fail;
 	}
 	if (sink_file_replace(tmp, path) == -1) {
-		log_warn("rename %s to %s", tmp, path);
+		diskfull_warn(&sink_file_disk, "rename %s to %s", tmp,
+		    path);
 		goto fail;
 	}
+	diskfull_ok(&sink_file_disk);
 	rv = 0;
 	goto out;
 fail:
@@ -335,4 +341,16 @@ out:
 	free(dir);
 	free(service);
 	return rv;
+}
+
+uint64_t
+sink_file_disk_full_writes(void)
+{
+	return sink_file_disk.failed;
+}
+
+int
+sink_file_disk_is_full(void)
+{
+	return sink_file_disk.full;
 }

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -45,5 +46,11 @@ char	*sink_file_service(const char *);
 int	 sink_file_mkdirs(const char *);
 int	 sink_file_atomic(const char *, const char *,
 	    int (*)(FILE *, const void *), const void *, struct stat *);
+/*
+ * The output directory's disk: the writes failed for want of space
+ * since start, and whether the last write failed so (util/diskfull.c).
+ */
+uint64_t sink_file_disk_full_writes(void);
+int	 sink_file_disk_is_full(void);
 
 #endif

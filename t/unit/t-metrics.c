@@ -7,6 +7,7 @@
  */
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -280,7 +281,10 @@ test_parse(void)
 		"127.0.0.1:80 ", "127.0.0.1:-1", ":80", "::1:80", "[::1]80",
 		"[::1]", "[::1:80", "[]:80", "[zz]:80", "[127.0.0.1]:80",
 		"example.com:80", "1.2.3:80", "256.1.1.1:80",
-		"127.0.0.1:0x50",
+		"127.0.0.1:0x50", "unix:", "unix:run/m.sock", "unix:/run/",
+		"unix:/run/ebpfspyd/a-path-longer-than-sun_path-is-refused-"
+		    "because-bind-would-cut-it-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
 	};
 	struct sockaddr_storage	 ss;
 	socklen_t		 len;
@@ -306,6 +310,10 @@ test_parse(void)
 	ok(metrics_listen_parse("localhost:1", &ss, &len, &errstr) == 0 &&
 	    ((struct sockaddr_in *)&ss)->sin_addr.s_addr ==
 	    htonl(INADDR_LOOPBACK), "localhost is 127.0.0.1");
+	ok(metrics_listen_parse("unix:/run/ebpfspyd/metrics.sock", &ss, &len,
+	    &errstr) == 0 && ss.ss_family == AF_UNIX &&
+	    strcmp(((struct sockaddr_un *)&ss)->sun_path,
+	    "/run/ebpfspyd/metrics.sock") == 0, "unix:/path: a unix socket");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errstr = NULL;
 		ok(metrics_listen_parse(bad[i], &ss, &len, &errstr) == -1 &&
@@ -346,8 +354,8 @@ test_config(void)
 	struct config		*conf;
 
 	conf = config_defaults();
-	is_str(conf->metrics_listen, "127.0.0.1:9465",
-	    "listen defaults to loopback");
+	is_str(conf->metrics_listen, "unix:/run/ebpfspyd/metrics.sock",
+	    "listen defaults to a unix socket: root only");
 	config_free(conf);
 
 	conf = load("[metrics]\nlisten = 0.0.0.0:80\n", &errs);
