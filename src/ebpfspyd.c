@@ -470,13 +470,10 @@ ebpfspyd_free(struct ebpfspyd *d)
 	session_close(d->session);
 	resolve_free(d->resolve);
 	config_free(d->conf);
-	/* Unlinked while still locked: see ebpfspyd_daemon_pidfile_lock(). */
-	if (d->pidfile_fd != -1 && unlink(d->pidfile) == -1)
-		log_warn("unlink %s", d->pidfile);
-	if (d->pidfile_fd != -1)
-		close(d->pidfile_fd);
+	ebpfspyd_daemon_pidfile_remove(d);
 	log_info("exiting");
 	free(d->pidfile);
+	free(d->pidlock);
 	free(d->conf_path);
 	free(d->opt_outdir);
 	ev_loop_destroy(d->loop);
@@ -494,6 +491,7 @@ ebpfspyd_main(int argc, char **argv)
 	memset(d, 0, sizeof(*d));
 	d->conf_missing_ok = 1;
 	d->ready_fd = d->signal_fd = d->timer_fd = d->pidfile_fd = -1;
+	d->pidlock_fd = -1;
 
 	while ((ch = getopt(argc, argv, "c:dhno:p:t:Vv")) != -1) {
 		switch (ch) {

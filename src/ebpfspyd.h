@@ -25,7 +25,9 @@ struct ebpfspyd {
 	int			 conf_missing_ok; /* default path, no -c */
 	char			*opt_outdir;	/* -o overrides [output] dir */
 	char			*pidfile;	/* -p, absolute; NULL: none */
-	int			 pidfile_fd;	/* locked; -1: none */
+	int			 pidfile_fd;	/* -1: none */
+	char			*pidlock;	/* pidfile.lock */
+	int			 pidlock_fd;	/* locked; -1: none */
 	int			 ready_fd;	/* to the waiting parent; -1 */
 	long long		 run_seconds;	/* -t; 0: until a signal */
 	struct session		*session;
@@ -77,5 +79,6 @@ void	ebpfspyd_conf_override(struct ebpfspyd *, struct config *);
 void	ebpfspyd_daemon_fork(struct ebpfspyd *);
 void	ebpfspyd_daemon_pidfile_lock(struct ebpfspyd *);
 void	ebpfspyd_daemon_pidfile_write(struct ebpfspyd *);
+void	ebpfspyd_daemon_pidfile_remove(struct ebpfspyd *);
 
 #endif
