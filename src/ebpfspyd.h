@@ -28,6 +28,7 @@ struct ebpfspyd {
 	int			 pidfile_fd;	/* -1: none */
 	char			*pidlock;	/* pidfile.lock */
 	int			 pidlock_fd;	/* locked; -1: none */
+	int			 outdir_fd;	/* its lock; -1: none */
 	int			 ready_fd;	/* to the waiting parent; -1 */
 	long long		 run_seconds;	/* -t; 0: until a signal */
 	struct session		*session;
@@ -80,5 +81,12 @@ void	ebpfspyd_daemon_fork(struct ebpfspyd *);
 void	ebpfspyd_daemon_pidfile_lock(struct ebpfspyd *);
 void	ebpfspyd_daemon_pidfile_write(struct ebpfspyd *);
 void	ebpfspyd_daemon_pidfile_remove(struct ebpfspyd *);
+/*
+ * One daemon an output directory: lock conf's (0, or -1 after logging),
+ * then hold the lock, letting the previous one go.
+ */
+int	ebpfspyd_daemon_outdir_lock(struct ebpfspyd *, const struct config *,
+	    int *);
+void	ebpfspyd_daemon_outdir_hold(struct ebpfspyd *, int);
 
 #endif

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "sink/sink_file.h"
 #include "ebpfspyd.h"
 #include "util/lockfile.h"
 #include "util/log.h"
@@ -182,4 +183,42 @@ ebpfspyd_daemon_pidfile_write(struct ebpfspyd *d)
 	if (ftruncate(d->pidfile_fd, 0) == -1 ||
 	    pwrite(d->pidfile_fd, buf, len, 0) != len)
 		fatal("pidfile %s", d->pidfile);
+}
+
+/*
+ * The lock of conf's output directory, made if missing, in *fdp: d's
+ * own when it is the directory d holds, -1 when conf has none.  0, or -1
+ * after logging why.
+ */
+int
+ebpfspyd_daemon_outdir_lock(struct ebpfspyd *d, const struct config *conf,
+    int *fdp)
+{
+	const char	*dir = conf->output_dir;
+
+	*fdp = -1;
+	if (dir == NULL || *dir == '\0')
+		return 0;
+	if (sink_file_mkdirs(dir) == -1)
+		return -1;
+	if ((*fdp = sink_file_lock(dir, d->outdir_fd)) != -1)
+		return 0;
+	if (errno == EWOULDBLOCK)
+		log_warnx("output directory %s: in use by another ebpfspyd",
+		    dir);
+	else if (errno == EPERM)
+		log_warnx("output directory %s: its lock is not a file only "
+		    "uid %ld may open", dir, (long)geteuid());
+	else
+		log_warn("output directory %s: lock", dir);
+	return -1;
+}
+
+/* Hold fd as the output directory's lock; the previous one goes. */
+void
+ebpfspyd_daemon_outdir_hold(struct ebpfspyd *d, int fd)
+{
+	if (d->outdir_fd != -1 && d->outdir_fd != fd)
+		close(d->outdir_fd);
+	d->outdir_fd = fd;
 }

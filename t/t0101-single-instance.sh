@@ -5,7 +5,9 @@ The pidfile is locked from start to exit: a second ebpfspyd given the
 same pidfile exits 1 with a message naming the first, before it loads
 anything, and leaves the first one'"'"'s pidfile alone.  The lock is taken
 on pidfile.lock, a file only root opens: nobody holding the pidfile
-itself, as flock(1) can with read access, stops no start.  A spool directory is locked by the daemon that opened it: a
+itself, as flock(1) can with read access, stops no start.  An output
+directory is locked too: a second daemon with the same one exits 1 and
+says why.  A spool directory is locked by the daemon that opened it: a
 second daemon with the same spool_dir keeps its undelivered profiles in
 memory and says why.'
 . "$(dirname "$0")/test-lib.sh"
@@ -44,6 +46,16 @@ test_expect_success ROOT,BPF 'a second one with the same pidfile exits 1 and say
 	echo $first >expect &&
 	test_cmp expect "$pidfile" &&
 	test_path_is_missing "$TRASH_DIRECTORY/out2"
+'
+
+test_expect_success ROOT,BPF 'a second one with the same output directory exits 1' '
+	test_expect_code 1 ebpfspyd -d -t 2 -c ebpfspy.conf \
+	    -o "$TRASH_DIRECTORY/out1" -p "$TRASH_DIRECTORY/second.pid" \
+	    >out 2>err &&
+	echo "output directory $TRASH_DIRECTORY/out1: in use by another ebpfspyd" \
+	    >expect &&
+	test_cmp expect err &&
+	daemon_is_alive_ "$(daemon_pid)"
 '
 
 test_expect_success ROOT,BPF 'a second one with the same spool does not use it' '

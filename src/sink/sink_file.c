@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "profile/folded.h"
+#include "util/lockfile.h"
 #include "util/log.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
@@ -27,6 +28,7 @@
 
 #define SINK_FILE_SERVICE_MAX	128	/* bytes kept of a service name */
 #define SINK_FILE_SUFFIX_MAX	1000	/* -1 .. -999 for one second */
+#define SINK_FILE_LOCK		".ebpfspyd.lock"
 
 static int	 sink_file_exists(const char *, const char *, const char *,
 		    int *);
@@ -100,6 +102,29 @@ sink_file_mkdirs(const char *path)
 fail:
 	free(p);
 	return -1;
+}
+
+/*
+ * One daemon an output directory: two would give their files the same
+ * names and sweep each other's.  The spool has a lock of its own, in a
+ * file of another name: the two may be one directory.
+ */
+int
+sink_file_lock(const char *dir, int held)
+{
+	int	 dfd, fd, saved;
+
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	/* flock() conflicts with our own lock on another open file. */
+	if (lockfile_is(held, dfd, SINK_FILE_LOCK))
+		fd = held;
+	else
+		fd = lockfile_open(dfd, SINK_FILE_LOCK);
+	saved = errno;
+	close(dfd);
+	errno = saved;
+	return fd;
 }
 
 /* Whether dir/base.ext exists: 0 with *exists set, or -1 after logging. */
