@@ -146,7 +146,7 @@ spool_mkdirs(const char *path)
 		if (*s != '/')
 			continue;
 		*s = '\0';
-		if (mkdir(p, 0755) == -1 && errno != EEXIST) {
+		if (mkdir(p, 0750) == -1 && errno != EEXIST) {
 			rc = -1;
 			break;
 		}

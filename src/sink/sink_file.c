@@ -59,7 +59,11 @@ sink_file_service(const char *s)
 	return d;
 }
 
-/* mkdir -p, mode 0755; logs the component that failed. */
+/*
+ * mkdir -p, mode 0750 whatever the umask: profiles tell what runs on
+ * the machine and its source's names, not for every user.  Logs the
+ * component that failed.
+ */
 int
 sink_file_mkdirs(const char *path)
 {
@@ -75,7 +79,7 @@ sink_file_mkdirs(const char *path)
 			continue;
 		last = *s == '\0';
 		*s = '\0';
-		if (mkdir(p, 0755) == -1) {
+		if (mkdir(p, 0750) == -1) {
 			if (errno != EEXIST) {
 				log_warn("mkdir %s", p);
 				goto fail;
@@ -225,8 +229,11 @@ sink_file_atomic(const char *dir, const char *name,
 		log_warn("create %s", tmp);
 		goto out;
 	}
-	/* mkstemp() makes it 0600; profiles are as readable as the dir. */
-	if (fchmod(fd, 0644) == -1) {
+	/*
+	 * mkstemp() makes it 0600; 0640 lets a group the administrator
+	 * gives the directory read it, as the unit's UMask=0027 would.
+	 */
+	if (fchmod(fd, 0640) == -1) {
 		log_warn("chmod %s", tmp);
 		close(fd);
 		goto fail;
