@@ -44,7 +44,11 @@ test_expect_success ROOT,SYSTEMD_NS 'make install DESTDIR=...' '
 	conf=$(sed -n "s/^ExecStartPre=[^ ]* -n -c //p" "dest$unit") &&
 	test_path_is_file "dest$conf" &&
 	outdir=$(sed -n "s/^dir = //p" "dest$conf") &&
-	test_path_is_dir "dest$outdir"
+	test_path_is_dir "dest$outdir" &&
+	# The configuration may hold a password; profiles are root'"'"'s.
+	stat -c "%a %n" "dest$conf" "dest$outdir" >actual &&
+	printf "640 %s\\n750 %s\\n" "dest$conf" "dest$outdir" >expect &&
+	test_cmp expect actual
 '
 
 test_expect_success ROOT,SYSTEMD_NS 'a systemd of its own runs' '
