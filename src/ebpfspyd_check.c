@@ -151,11 +151,13 @@ ebpfspyd_check_dir(const char *what, const char *path, mode_t mode)
 	char	*tmp;
 	int	 fd;
 
-	/* Made with its own mode (the spool is private), parents 0750. */
+	/*
+	 * Made with its own mode (the spool is private), parents 0750;
+	 * sink_file_mkdirs() names the component that failed.
+	 */
 	if (mkdir(path, mode) == -1 && errno != EEXIST &&
-	    (errno != ENOENT || sink_file_mkdirs(path) == -1 ||
-	    chmod(path, mode) == -1))
-		fatal("%s %s cannot be made", what, path);
+	    (sink_file_mkdirs(path) == -1 || chmod(path, mode) == -1))
+		fatalx("%s %s cannot be made", what, path);
 	xasprintf(&tmp, "%s/.ebpfspyd-check.XXXXXX", path);
 	if ((fd = mkstemp(tmp)) == -1)
 		fatal("%s %s is not writable", what, path);

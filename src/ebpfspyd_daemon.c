@@ -129,8 +129,9 @@ ebpfspyd_daemon_pidfile_lock(struct ebpfspyd *d)
 			exit(1);
 		}
 		if (errno != EWOULDBLOCK) {
-			fprintf(stderr, "ebpfspyd: lock %s: %s\n", d->pidlock,
-			    strerror(errno));
+			/* Its directory, most likely: name the pidfile. */
+			fprintf(stderr, "ebpfspyd: pidfile %s: %s\n",
+			    d->pidfile, strerror(errno));
 			exit(1);
 		}
 		n = -1;

@@ -31,7 +31,16 @@ test_expect_success 'setup' '
 test_expect_success ROOT,BPF 'umask 022: a round of profiles, a spool' '
 	umask 022 &&
 	daemon_start -c ebpfspy.conf -o "$TRASH_DIRECTORY/out/profiles" &&
-	burn -t 3 >/dev/null &&
+	# Until a round wrote its profile: a loaded machine is slow to.
+	{ burn -t 60 >/dev/null & echo $! >burn.pid; } &&
+	test_when_finished "kill $(cat burn.pid) 2>/dev/null; :" &&
+	n=600 &&
+	until ls out/profiles/cpu/burn/*.pb.gz >/dev/null 2>&1; do
+		test $n -gt 0 || return 1
+		sleep 0.1
+		n=$((n - 1))
+	done &&
+	kill "$(cat burn.pid)" &&
 	daemon_stop &&
 	ls out/profiles/cpu/burn/*.pb.gz out/profiles/cpu/burn/*.folded \
 	    out/profiles/cpu/burn/latest.svg out/profiles/spool/*.req
