@@ -7,7 +7,8 @@ anything, and leaves the first one'"'"'s pidfile alone.  The lock is taken
 on pidfile.lock, a file only root opens: nobody holding the pidfile
 itself, as flock(1) can with read access, stops no start.  An output
 directory is locked too: a second daemon with the same one exits 1 and
-says why.  A spool directory is locked by the daemon that opened it: a
+says why, and a reload to one another daemon holds keeps the previous
+configuration.  A spool directory is locked by the daemon that opened it: a
 second daemon with the same spool_dir keeps its undelivered profiles in
 memory and says why.'
 . "$(dirname "$0")/test-lib.sh"
@@ -71,6 +72,24 @@ test_expect_success ROOT,BPF 'the first stops: pidfile removed; the next start t
 	daemon_start -c ebpfspy.conf -o "$TRASH_DIRECTORY/out1" -p "$pidfile" &&
 	daemon_pid >expect &&
 	test_cmp expect "$pidfile" &&
+	daemon_stop
+'
+
+test_expect_success ROOT,BPF 'a reload to a directory another daemon holds keeps its own' '
+	cat >reload.conf <<-EOF &&
+	[output]
+	dir = $TRASH_DIRECTORY/mine
+	EOF
+	daemon_start -c reload.conf &&
+	ebpfspyd -c ebpfspy.conf -o "$TRASH_DIRECTORY/theirs" \
+	    -p "$TRASH_DIRECTORY/theirs.pid" &&
+	test_when_finished "kill \$(cat \"$TRASH_DIRECTORY/theirs.pid\")" &&
+	sed "s|/mine\$|/theirs|" reload.conf >new.conf &&
+	mv new.conf reload.conf &&
+	daemon_signal HUP &&
+	daemon_wait_log "reload.conf: \[output\] dir: keeping the previous configuration" &&
+	grep "^output directory $TRASH_DIRECTORY/theirs: in use by another ebpfspyd\$" \
+	    "$DAEMON_LOG" &&
 	daemon_stop
 '
 
