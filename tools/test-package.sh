@@ -148,7 +148,8 @@ check "its final round wrote the workload's profile" \
 check "nothing under /var/lib/ebpfspy is for every user" \
     sh -c "find /var/lib/ebpfspy -perm /o=rwx | diff /dev/null -"
 check "nobody reads no profile" \
-    sh -c "f=\$(ls /var/lib/ebpfspy/cpu/pkgspin/*.pb.gz | head -n 1) &&
+    sh -c "f=\$(ls /var/lib/ebpfspy/cpu/*/*.pb.gz | head -n 1) &&
+	test -s \"\$f\" &&
 	! setpriv --reuid=65534 --regid=65534 --clear-groups cat \"\$f\" \
 	    >/dev/null 2>&1"
 kill "$spin"
