@@ -495,13 +495,11 @@ ebpfspyd_free(struct ebpfspyd *d)
 	session_close(d->session);
 	resolve_free(d->resolve);
 	config_free(d->conf);
-	/* Unlinked while still locked: see ebpfspyd_daemon_pidfile_lock(). */
-	if (d->pidfile_fd != -1 && unlink(d->pidfile) == -1)
-		log_warn("unlink %s", d->pidfile);
-	if (d->pidfile_fd != -1)
-		close(d->pidfile_fd);
+	ebpfspyd_daemon_outdir_hold(d, -1);
+	ebpfspyd_daemon_pidfile_remove(d);
 	log_info("exiting");
 	free(d->pidfile);
+	free(d->pidlock);
 	free(d->conf_path);
 	free(d->opt_outdir);
 	ev_loop_destroy(d->loop);
@@ -513,12 +511,13 @@ ebpfspyd_main(int argc, char **argv)
 	struct ebpfspyd	 state, *d = &state;
 	const char	*path = EBPFSPY_CONF, *errstr = NULL;
 	char		*end;
-	int		 ch, foreground = 0, check = 0, verbose = 0;
+	int		 ch, fd, foreground = 0, check = 0, verbose = 0;
 
 	xmalloc_init();
 	memset(d, 0, sizeof(*d));
 	d->conf_missing_ok = 1;
 	d->ready_fd = d->signal_fd = d->timer_fd = d->pidfile_fd = -1;
+	d->pidlock_fd = d->outdir_fd = -1;
 
 	while ((ch = getopt(argc, argv, "c:dhno:p:t:Vv")) != -1) {
 		switch (ch) {
@@ -590,6 +589,10 @@ ebpfspyd_main(int argc, char **argv)
 	ebpfspyd_check_caps(d->conf);
 	ebpfspyd_check_btf();
 	ebpfspyd_check_dirs(d->conf);
+	/* It said why: a second daemon of the directory stops here. */
+	if (ebpfspyd_daemon_outdir_lock(d, d->conf, &fd) == -1)
+		exit(1);
+	ebpfspyd_daemon_outdir_hold(d, fd);
 
 	if ((d->loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
 		fatalx("cannot initialize the event loop");

@@ -26,7 +26,10 @@ struct ebpfspyd {
 	int			 conf_missing_ok; /* default path, no -c */
 	char			*opt_outdir;	/* -o overrides [output] dir */
 	char			*pidfile;	/* -p, absolute; NULL: none */
-	int			 pidfile_fd;	/* locked; -1: none */
+	int			 pidfile_fd;	/* -1: none */
+	char			*pidlock;	/* pidfile.lock */
+	int			 pidlock_fd;	/* locked; -1: none */
+	int			 outdir_fd;	/* its lock; -1: none */
 	int			 ready_fd;	/* to the waiting parent; -1 */
 	long long		 run_seconds;	/* -t; 0: until a signal */
 	struct session		*session;
@@ -88,5 +91,13 @@ void	ebpfspyd_reload_cb(void *);
 void	ebpfspyd_daemon_fork(struct ebpfspyd *);
 void	ebpfspyd_daemon_pidfile_lock(struct ebpfspyd *);
 void	ebpfspyd_daemon_pidfile_write(struct ebpfspyd *);
+void	ebpfspyd_daemon_pidfile_remove(struct ebpfspyd *);
+/*
+ * One daemon an output directory: lock conf's (0, or -1 after logging),
+ * then hold the lock, letting the previous one go.
+ */
+int	ebpfspyd_daemon_outdir_lock(struct ebpfspyd *, const struct config *,
+	    int *);
+void	ebpfspyd_daemon_outdir_hold(struct ebpfspyd *, int);
 
 #endif

@@ -146,12 +146,17 @@ ebpfspyd_check_caps(const struct config *conf)
  * so that a directory it cannot use stops the start, not every round.
  */
 static void
-ebpfspyd_check_dir(const char *what, const char *path)
+ebpfspyd_check_dir(const char *what, const char *path, mode_t mode)
 {
 	char	*tmp;
 	int	 fd;
 
-	if (sink_file_mkdirs(path) == -1)
+	/*
+	 * Made with its own mode (the spool is private), parents 0750;
+	 * sink_file_mkdirs() names the component that failed.
+	 */
+	if (mkdir(path, mode) == -1 && errno != EEXIST &&
+	    (sink_file_mkdirs(path) == -1 || chmod(path, mode) == -1))
 		fatalx("%s %s cannot be made", what, path);
 	xasprintf(&tmp, "%s/.ebpfspyd-check.XXXXXX", path);
 	if ((fd = mkstemp(tmp)) == -1)
@@ -169,7 +174,8 @@ ebpfspyd_check_dirs(const struct config *conf)
 	char	*spool;
 
 	if (conf->output_dir != NULL && *conf->output_dir != '\0')
-		ebpfspyd_check_dir("output directory", conf->output_dir);
+		ebpfspyd_check_dir("output directory", conf->output_dir,
+		    0750);
 	if (conf->pyroscope_url == NULL || *conf->pyroscope_url == '\0')
 		return;
 	if (conf->pyroscope_spool_dir != NULL &&
@@ -179,6 +185,6 @@ ebpfspyd_check_dirs(const struct config *conf)
 		xasprintf(&spool, "%s/spool", conf->output_dir);
 	else
 		return;
-	ebpfspyd_check_dir("spool directory", spool);
+	ebpfspyd_check_dir("spool directory", spool, 0700);
 	free(spool);
 }

@@ -6,8 +6,6 @@
  * from a syslog that may not be there.  And the pidfile, locked from
  * start to exit.
  */
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -19,7 +17,9 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "sink/sink_file.h"
 #include "ebpfspyd.h"
+#include "util/lockfile.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -59,8 +59,10 @@ ebpfspyd_daemon_wait(struct ebpfspyd *d, pid_t pid, int fd)
 		fprintf(stderr, "ebpfspyd: failed to start, see the system "
 		    "log\n");
 	/* The child locked it, and never wrote it: not a stale one. */
-	if (d->pidfile != NULL)
+	if (d->pidfile != NULL) {
 		(void)unlink(d->pidfile);
+		(void)unlink(d->pidlock);
+	}
 	_exit(1);
 }
 
@@ -105,51 +107,70 @@ ebpfspyd_daemon_fork(struct ebpfspyd *d)
 /*
  * The pidfile is locked from start to exit, before anything is loaded:
  * a second ebpfspyd given the same pidfile stops here with a message
- * instead of replacing the file and removing it when it exits.  flock:
+ * instead of replacing the file and removing it when it exits.  What is
+ * locked is pidfile.lock, not the pidfile: the pidfile is for everyone
+ * to read, and whoever can read a file can flock() it -- any user could
+ * hold the lock a crashed daemon left, and stop every start.  flock:
  * the lock goes with the open file, so the daemonized child keeps the
- * parent's.  A daemon that exits unlinks the file it holds, so the file
- * locked must still be the one under the name.
+ * parent's.
  */
 void
 ebpfspyd_daemon_pidfile_lock(struct ebpfspyd *d)
 {
-	struct stat	 sb, sbn;
-	char		 buf[32];
-	ssize_t		 n;
-	int		 fd, tries;
+	char	 buf[32];
+	ssize_t	 n;
+	int	 fd;
 
-	for (tries = 0; tries < 10; tries++) {
-		fd = open(d->pidfile, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-		    0644);
-		if (fd == -1) {
+	xasprintf(&d->pidlock, "%s.lock", d->pidfile);
+	if ((d->pidlock_fd = lockfile_open(AT_FDCWD, d->pidlock)) == -1) {
+		if (errno == EPERM) {
+			fprintf(stderr, "ebpfspyd: lock %s: not a file only uid "
+			    "%ld may open\n", d->pidlock, (long)geteuid());
+			exit(1);
+		}
+		if (errno != EWOULDBLOCK) {
+			/* Its directory, most likely: name the pidfile. */
 			fprintf(stderr, "ebpfspyd: pidfile %s: %s\n",
 			    d->pidfile, strerror(errno));
 			exit(1);
 		}
-		if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-			if (errno != EWOULDBLOCK) {
-				fprintf(stderr, "ebpfspyd: lock pidfile %s: "
-				    "%s\n", d->pidfile, strerror(errno));
-				exit(1);
-			}
-			n = pread(fd, buf, sizeof(buf) - 1, 0);
-			buf[n > 0 ? n : 0] = '\0';
-			buf[strcspn(buf, "\n")] = '\0';
-			fprintf(stderr, "ebpfspyd: another ebpfspyd is running "
-			    "(pid %s, pidfile %s)\n", *buf != '\0' ? buf :
-			    "not written yet", d->pidfile);
-			exit(1);
+		n = -1;
+		if ((fd = open(d->pidfile, O_RDONLY | O_NOFOLLOW |
+		    O_CLOEXEC)) != -1) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
 		}
-		if (fstat(fd, &sb) == 0 && stat(d->pidfile, &sbn) == 0 &&
-		    sb.st_dev == sbn.st_dev && sb.st_ino == sbn.st_ino) {
-			d->pidfile_fd = fd;
-			return;
-		}
-		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		fprintf(stderr, "ebpfspyd: another ebpfspyd is running "
+		    "(pid %s, pidfile %s)\n", *buf != '\0' ? buf :
+		    "not written yet", d->pidfile);
+		exit(1);
 	}
-	fprintf(stderr, "ebpfspyd: pidfile %s keeps being replaced\n",
-	    d->pidfile);
-	exit(1);
+	/* Ours now: what a crashed daemon left in it is not a pid. */
+	d->pidfile_fd = open(d->pidfile, O_RDWR | O_CREAT | O_TRUNC |
+	    O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (d->pidfile_fd == -1) {
+		fprintf(stderr, "ebpfspyd: pidfile %s: %s\n", d->pidfile,
+		    strerror(errno));
+		(void)unlink(d->pidlock);
+		exit(1);
+	}
+}
+
+/* Both files go before the lock does: see lockfile_open(). */
+void
+ebpfspyd_daemon_pidfile_remove(struct ebpfspyd *d)
+{
+	if (d->pidfile_fd == -1)
+		return;
+	if (unlink(d->pidfile) == -1)
+		log_warn("unlink %s", d->pidfile);
+	if (unlink(d->pidlock) == -1)
+		log_warn("unlink %s", d->pidlock);
+	close(d->pidfile_fd);
+	close(d->pidlock_fd);
+	d->pidfile_fd = d->pidlock_fd = -1;
 }
 
 /* Written in place once ready; the file was empty until then. */
@@ -163,4 +184,42 @@ ebpfspyd_daemon_pidfile_write(struct ebpfspyd *d)
 	if (ftruncate(d->pidfile_fd, 0) == -1 ||
 	    pwrite(d->pidfile_fd, buf, len, 0) != len)
 		fatal("pidfile %s", d->pidfile);
+}
+
+/*
+ * The lock of conf's output directory, made if missing, in *fdp: d's
+ * own when it is the directory d holds, -1 when conf has none.  0, or -1
+ * after logging why.
+ */
+int
+ebpfspyd_daemon_outdir_lock(struct ebpfspyd *d, const struct config *conf,
+    int *fdp)
+{
+	const char	*dir = conf->output_dir;
+
+	*fdp = -1;
+	if (dir == NULL || *dir == '\0')
+		return 0;
+	if (sink_file_mkdirs(dir) == -1)
+		return -1;
+	if ((*fdp = sink_file_lock(dir, d->outdir_fd)) != -1)
+		return 0;
+	if (errno == EWOULDBLOCK)
+		log_warnx("output directory %s: in use by another ebpfspyd",
+		    dir);
+	else if (errno == EPERM)
+		log_warnx("output directory %s: its lock is not a file only "
+		    "uid %ld may open", dir, (long)geteuid());
+	else
+		log_warn("output directory %s: lock", dir);
+	return -1;
+}
+
+/* Hold fd as the output directory's lock; the previous one goes. */
+void
+ebpfspyd_daemon_outdir_hold(struct ebpfspyd *d, int fd)
+{
+	if (d->outdir_fd != -1 && d->outdir_fd != fd)
+		close(d->outdir_fd);
+	d->outdir_fd = fd;
 }

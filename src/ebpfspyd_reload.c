@@ -8,6 +8,7 @@
  * here, so neither knows the daemon.
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <ev.h>
 
@@ -28,6 +29,7 @@ ebpfspyd_reload(struct ebpfspyd *d)
 	struct config_errors	 errs = { NULL, 0 };
 	struct config		*old = d->conf, *new;
 	size_t			 i;
+	int			 fd;
 
 	log_debug("reloading %s", d->conf_path);
 	if ((new = config_load(d->conf_path, d->conf_missing_ok,
@@ -55,6 +57,14 @@ ebpfspyd_reload(struct ebpfspyd *d)
 	config_keep_restart(old, new);
 	ebpfspyd_conf_override(d, new);
 
+	/* A directory another daemon writes is refused before BPF changes. */
+	if (ebpfspyd_daemon_outdir_lock(d, new, &fd) == -1) {
+		log_warnx("%s: [output] dir: keeping the previous "
+		    "configuration", d->conf_path);
+		config_free(new);
+		d->reload_failures++;
+		return -1;
+	}
 	/*
 	 * The BPF side is the only part that can refuse a change; the
 	 * process table and the symbolizer only copy values.
@@ -62,6 +72,8 @@ ebpfspyd_reload(struct ebpfspyd *d)
 	if (session_apply(d->session, new) == -1) {
 		log_warnx("%s: cannot apply to the BPF session, keeping the "
 		    "previous configuration", d->conf_path);
+		if (fd != d->outdir_fd && fd != -1)
+			close(fd);
 		config_free(new);
 		d->reload_failures++;
 		return -1;
@@ -76,6 +88,7 @@ ebpfspyd_reload(struct ebpfspyd *d)
 		log_warnx("%s: [metrics] listen: keeping the previous listener",
 		    d->conf_path);
 
+	ebpfspyd_daemon_outdir_hold(d, fd);
 	d->conf = new;
 	if (new->collect_interval != old->collect_interval &&
 	    ebpfspyd_timer_set(d) == -1)

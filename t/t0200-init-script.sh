@@ -5,10 +5,14 @@ test_description='the LSB init script and the systemd unit
 Drives conf/ebpfspyd.init (as built, paths filled in) against the ebpfspyd
 of the build tree, with a pidfile and a config in the trash directory:
 start, status, reload, restart, stop and their LSB exit codes, once with
-start-stop-daemon and once with its fallback.  Starting needs ROOT and BPF:
-the daemon loads its BPF programs before it reports that it is ready.'
+start-stop-daemon and once with its fallback.  The daemon it starts holds
+exactly the unit'"'"'s capabilities, no new privileges and umask 0027, the
+state directory it is given is made 0750 (a 0755 one too), and nobody
+reads no profile.  Starting needs ROOT and BPF: the daemon loads its BPF
+programs before it reports that it is ready.'
 
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib-caps.sh"
 
 INIT=$EBPFSPY_BUILD_DIR/conf/ebpfspyd.init
 UNIT=$EBPFSPY_BUILD_DIR/conf/ebpfspyd.service
@@ -21,6 +25,10 @@ test_lazy_prereq START_STOP_DAEMON '
 '
 test_lazy_prereq SYSTEMD_ANALYZE 'systemd-analyze --version'
 test_lazy_prereq BURN 'test -x "$EBPFSPY_BUILD_DIR/t/helper/burn"'
+test_lazy_prereq NOBODY '
+	test "$(id -u)" = 0 &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups true
+'
 
 # The daemon runs from /, and DAEMON_ARGS is split at blanks: -o needs an
 # absolute path without the blank of "trash directory".  A link to the
@@ -43,17 +51,18 @@ init () {
 	case $mode in
 	ssd)
 		env DAEMON="$EBPFSPYD" PIDFILE="$PIDFILE" CONFIG="$CONF" \
-		    DAEMON_ARGS="-o $PROFILES" EBPFSPYD_DEFAULTS=/dev/null \
-		    sh "$INIT" "$@" ;;
+		    DAEMON_ARGS="-o $PROFILES" STATEDIR="$PROFILES" \
+		    EBPFSPYD_DEFAULTS=/dev/null sh "$INIT" "$@" ;;
 	fallback)
 		cat >defaults <<-EOF &&
 		DAEMON="$EBPFSPYD"
 		PIDFILE="$PIDFILE"
 		CONFIG="$CONF"
 		DAEMON_ARGS="-o $PROFILES"
+		STATEDIR="$PROFILES"
 		START_STOP_DAEMON=
 		EOF
-		env -u DAEMON -u PIDFILE -u CONFIG -u DAEMON_ARGS \
+		env -u DAEMON -u PIDFILE -u CONFIG -u DAEMON_ARGS -u STATEDIR \
 		    EBPFSPYD_DEFAULTS="$TRASH_DIRECTORY/defaults" \
 		    sh "$INIT" "$@" ;;
 	*)
@@ -188,10 +197,26 @@ for mode in ssd fallback; do
 
 	test_expect_success $prereq "$mode: start, then status: running" '
 		rm -rf profiles &&
+		# As an older package left it.
+		mkdir -m 0755 profiles &&
 		init start &&
 		pid=$(daemon_pid) &&
 		init status >out.status &&
 		grep "is running (pid $pid)" out.status
+	'
+
+	test_expect_success $prereq "$mode: the unit's capabilities, umask 0027" '
+		mask=$(caps_mask $(unit_caps "$UNIT")) &&
+		printf "CapEff:\\t%s\\nCapBnd:\\t%s\\nNoNewPrivs:\\t1\\n" \
+		    $mask $mask >expect &&
+		grep -E "^(CapEff|CapBnd|NoNewPrivs):" "/proc/$pid/status" \
+		    >actual &&
+		echo "Umask:	0027" >>expect &&
+		grep "^Umask:" "/proc/$pid/status" >>actual &&
+		test_cmp expect actual &&
+		stat -c %a profiles >actual &&
+		echo 750 >expect &&
+		test_cmp expect actual
 	'
 
 	test_expect_success $prereq "$mode: start again: still the same daemon" '
@@ -247,6 +272,14 @@ for mode in ssd fallback; do
 	test_expect_success $prereq,BURN "$mode: the final round wrote the profiles" '
 		ls profiles/cpu/burn/*.pb.gz
 	'
+
+	test_expect_success $prereq,BURN,NOBODY "$mode: nobody reads them" '
+		find profiles -perm /o=rwx >others &&
+		test_must_be_empty others &&
+		f=$(ls "$TRASH_DIRECTORY"/profiles/cpu/burn/*.pb.gz | head -n 1) &&
+		test_must_fail setpriv --reuid=65534 --regid=65534 \
+		    --clear-groups cat "$f" >/dev/null
+	'
 done
 
 mode=ssd
@@ -259,7 +292,8 @@ test_expect_success ROOT,BPF,BURN 'after a reload the new config is in force' '
 	dir = $TRASH_DIRECTORY/before
 	EOF
 	env DAEMON="$EBPFSPYD" PIDFILE="$PIDFILE" CONFIG="$CONF" \
-	    DAEMON_ARGS= EBPFSPYD_DEFAULTS=/dev/null sh "$INIT" start &&
+	    DAEMON_ARGS= STATEDIR="$TRASH_DIRECTORY/state" \
+	    EBPFSPYD_DEFAULTS=/dev/null sh "$INIT" start &&
 	pid=$(daemon_pid) &&
 	cat >"$CONF" <<-EOF &&
 	[output]

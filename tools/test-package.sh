@@ -58,6 +58,10 @@ check "the runtime dependencies came from shlibs" \
     sh -c "dpkg -s ebpfspy | grep '^Depends: .*libbpf1.*libelf1'"
 check "/etc/ebpfspy.conf is a conffile" \
     sh -c "dpkg-query -W -f='\${Conffiles}\n' ebpfspy | grep ' /etc/ebpfspy.conf '"
+check "/etc/ebpfspy.conf is root's alone, 0640: it may hold a password" \
+    sh -c "test \"\$(stat -c '%a %U %G' /etc/ebpfspy.conf)\" = '640 root root'"
+check "the state directory /var/lib/ebpfspy is 0750" \
+    sh -c "test \"\$(stat -c '%a %U' /var/lib/ebpfspy)\" = '750 root'"
 check "the man pages are installed" \
     test -f /usr/share/man/man8/ebpfspyd.8.gz -a \
     -f /usr/share/man/man5/ebpfspy.conf.5.gz
@@ -126,12 +130,28 @@ rm -rf /var/lib/ebpfspy/cpu
 check "the service starts" /etc/init.d/ebpfspyd start
 check "its pidfile is /run/ebpfspyd/ebpfspyd.pid" \
     sh -c "kill -0 \$(cat /run/ebpfspyd/ebpfspyd.pid)"
+# As the unit runs it: t0200 and t0202 check the same.
+. t/lib-caps.sh
+mask=$(caps_mask $(unit_caps /lib/systemd/system/ebpfspyd.service))
+printf "Umask:\t0027\nCapEff:\t%s\nCapBnd:\t%s\nNoNewPrivs:\t1\n" \
+    "$mask" "$mask" >"$tmp/status.expect"
+check "it holds the unit's capabilities only, umask 0027" \
+    sh -c "grep -E '^(Umask|CapEff|CapBnd|NoNewPrivs):' \
+	/proc/\$(cat /run/ebpfspyd/ebpfspyd.pid)/status |
+	diff -u $tmp/status.expect -"
 check "a second start leaves it alone" /etc/init.d/ebpfspyd start
 check "it reloads" /etc/init.d/ebpfspyd reload
 check "status: running" /etc/init.d/ebpfspyd status
 check "it stops" /etc/init.d/ebpfspyd stop
 check "its final round wrote the workload's profile" \
     sh -c "ls /var/lib/ebpfspy/cpu/pkgspin/*.pb.gz"
+check "nothing under /var/lib/ebpfspy is for every user" \
+    sh -c "find /var/lib/ebpfspy -perm /o=rwx | diff /dev/null -"
+check "nobody reads no profile" \
+    sh -c "f=\$(ls /var/lib/ebpfspy/cpu/*/*.pb.gz | head -n 1) &&
+	test -s \"\$f\" &&
+	! setpriv --reuid=65534 --regid=65534 --clear-groups cat \"\$f\" \
+	    >/dev/null 2>&1"
 kill "$spin"
 
 step "purging"

@@ -17,7 +17,6 @@
  *		(uint32)
  *	32	target, then body
  */
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
@@ -32,6 +31,7 @@
 
 #include <zlib.h>
 
+#include "util/lockfile.h"
 #include "util/log.h"
 #include "spool.h"
 #include "util/xmalloc.h"
@@ -146,7 +146,7 @@ spool_mkdirs(const char *path)
 		if (*s != '/')
 			continue;
 		*s = '\0';
-		if (mkdir(p, 0755) == -1 && errno != EEXIST) {
+		if (mkdir(p, 0750) == -1 && errno != EEXIST) {
 			rc = -1;
 			break;
 		}
@@ -353,15 +353,11 @@ spool_open(const char *dir, uint64_t max)
 	 * open (flock, on a file of its own: the directory's fd is dup'ed
 	 * for scans).
 	 */
-	lfd = openat(dfd, SPOOL_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW |
-	    O_CLOEXEC, 0600);
-	if (lfd == -1 || flock(lfd, LOCK_EX | LOCK_NB) == -1) {
-		if (lfd != -1 && errno == EWOULDBLOCK)
+	if ((lfd = lockfile_open(dfd, SPOOL_LOCK)) == -1) {
+		if (errno == EWOULDBLOCK)
 			log_warnx("spool %s: in use by another ebpfspyd", dir);
 		else
 			log_warn("spool: lock %s/%s", dir, SPOOL_LOCK);
-		if (lfd != -1)
-			close(lfd);
 		close(dfd);
 		return NULL;
 	}

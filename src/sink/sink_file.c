@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "profile/folded.h"
 #include "util/diskfull.h"
+#include "util/lockfile.h"
 #include "util/log.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
@@ -28,6 +29,7 @@
 
 #define SINK_FILE_SERVICE_MAX	128	/* bytes kept of a service name */
 #define SINK_FILE_SUFFIX_MAX	1000	/* -1 .. -999 for one second */
+#define SINK_FILE_LOCK		".ebpfspyd.lock"
 
 static int	 sink_file_exists(const char *, const char *, const char *,
 		    int *);
@@ -61,7 +63,11 @@ sink_file_service(const char *s)
 	return d;
 }
 
-/* mkdir -p, mode 0755; logs the component that failed. */
+/*
+ * mkdir -p, mode 0750 whatever the umask: profiles tell what runs on
+ * the machine and its source's names, not for every user.  Logs the
+ * component that failed.
+ */
 int
 sink_file_mkdirs(const char *path)
 {
@@ -77,7 +83,7 @@ sink_file_mkdirs(const char *path)
 			continue;
 		last = *s == '\0';
 		*s = '\0';
-		if (mkdir(p, 0755) == -1) {
+		if (mkdir(p, 0750) == -1) {
 			if (errno != EEXIST) {
 				diskfull_warn(&sink_file_disk, "mkdir %s", p);
 				goto fail;
@@ -104,6 +110,29 @@ sink_file_mkdirs(const char *path)
 fail:
 	free(p);
 	return -1;
+}
+
+/*
+ * One daemon an output directory: two would give their files the same
+ * names and sweep each other's.  The spool has a lock of its own, in a
+ * file of another name: the two may be one directory.
+ */
+int
+sink_file_lock(const char *dir, int held)
+{
+	int	 dfd, fd, saved;
+
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	/* flock() conflicts with our own lock on another open file. */
+	if (lockfile_is(held, dfd, SINK_FILE_LOCK))
+		fd = held;
+	else
+		fd = lockfile_open(dfd, SINK_FILE_LOCK);
+	saved = errno;
+	close(dfd);
+	errno = saved;
+	return fd;
 }
 
 /* Whether dir/base.ext exists: 0 with *exists set, or -1 after logging. */
@@ -204,8 +233,11 @@ sink_file_atomic(const char *dir, const char *name,
 		diskfull_warn(&sink_file_disk, "create %s", tmp);
 		goto out;
 	}
-	/* mkstemp() makes it 0600; profiles are as readable as the dir. */
-	if (fchmod(fd, 0644) == -1) {
+	/*
+	 * mkstemp() makes it 0600; 0640 lets a group the administrator
+	 * gives the directory read it, as the unit's UMask=0027 would.
+	 */
+	if (fchmod(fd, 0640) == -1) {
 		diskfull_warn(&sink_file_disk, "chmod %s", tmp);
 		close(fd);
 		goto fail;

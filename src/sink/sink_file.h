@@ -34,12 +34,20 @@ int	sink_file_write_enc(const struct config *, const struct profile *,
 	    const struct pprof_buf *, time_t, char **, struct stat *);
 
 /*
+ * Lock dir (made already) against a second ebpfspyd: the lock's fd, to
+ * keep open as long as the directory is ours; held itself when held
+ * (an fd or -1) is that directory's lock already.  -1 with errno set,
+ * as lockfile_open() sets it.
+ */
+int	sink_file_lock(const char *, int);
+
+/*
  * Shared with the flame graphs and retention, which write and sweep the
  * same directories.  sink_file_service() returns the path component a
  * service name is stored under (allocated).  sink_file_mkdirs() is
- * mkdir -p.  sink_file_atomic() writes dir/name through the callback, via
- * the temporary file dir/.name.XXXXXX renamed into place, and stats it
- * into the struct stat unless that is NULL.  Those two return 0, or -1
+ * mkdir -p, 0750.  sink_file_atomic() writes dir/name, 0640, through the
+ * callback, via the temporary file dir/.name.XXXXXX renamed into place,
+ * and stats it into the struct stat unless that is NULL.  Those two return 0, or -1
  * after logging.
  */
 char	*sink_file_service(const char *);

@@ -139,16 +139,18 @@ test_layout(void)
 
 	conf = make_config("out/nested");
 	p = make_profile(PROFILE_TYPE_CPU, "web");
+	/* The modes are the daemon's, not the umask's. */
+	umask(022);
 	is_int(sink_file_write(conf, p, WHEN), 0, "first write");
 	ok(S_ISDIR(mode_of("out/nested/cpu/web")),
 	    "<dir>/<type>/<service> created, parents too");
-	is_int(mode_of("out/nested/cpu/web") & 07777, 0755, "dir mode 0755");
+	is_int(mode_of("out/nested/cpu/web") & 07777, 0750, "dir mode 0750");
 	s = list("out/nested/cpu/web");
 	is_str(s, STAMP ".folded " STAMP ".pb.gz",
 	    "UTC time names, no temporary files");
 	free(s);
-	is_int(mode_of("out/nested/cpu/web/" STAMP ".pb.gz") & 07777, 0644,
-	    "file mode 0644");
+	is_int(mode_of("out/nested/cpu/web/" STAMP ".pb.gz") & 07777, 0640,
+	    "file mode 0640");
 
 	file = slurp("out/nested/cpu/web/" STAMP ".folded", &len);
 	is_str(file, "main;a:b 1\nmain;foo;bar 3\n", "folded content");
