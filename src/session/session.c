@@ -162,6 +162,16 @@ fail:
 	return NULL;
 }
 
+/* A test asks that step to fail: see session_offcpu_attach(). */
+static int
+session_test_fail(const char *step)
+{
+	const char	*v;
+
+	return (v = getenv("EBPFSPY_TEST_FAIL")) != NULL &&
+	    strcmp(v, step) == 0;
+}
+
 static int
 session_offcpu_attach(struct session *s)
 {
@@ -174,7 +184,17 @@ session_offcpu_attach(struct session *s)
 	prog = s->use_btf ? s->skel->progs.offcpu_switch_btf :
 	    s->skel->progs.offcpu_switch_raw;
 	s->offcpu_link = bpf_program__attach(prog);
-	if ((err = libbpf_get_error(s->offcpu_link)) != 0) {
+	err = libbpf_get_error(s->offcpu_link);
+	/*
+	 * A test hook, for t/t2003: EBPFSPY_TEST_FAIL=offcpu_attach in the
+	 * environment of the daemon, which root starts, makes this attach
+	 * fail as a kernel that refuses it would.  Not documented.
+	 */
+	if (err == 0 && session_test_fail("offcpu_attach")) {
+		bpf_link__destroy(s->offcpu_link);
+		err = -EPERM;
+	}
+	if (err != 0) {
 		s->offcpu_link = NULL;
 		errno = -err;
 		log_warn("attach off-CPU sched_switch program");
