@@ -104,21 +104,27 @@ session_cpus_close(struct session_cpu *cpus, int n)
 	if (cpus == NULL)
 		return;
 	for (i = 0; i < n; i++) {
-		bpf_link__destroy(cpus[i].link);
+		if (cpus[i].link != -1)
+			close(cpus[i].link);
 		if (cpus[i].fd != -1)
 			close(cpus[i].fd);
 	}
 	free(cpus);
 }
 
-/* One software cpu-clock event per online CPU, in frequency mode. */
+/*
+ * One software cpu-clock event per online CPU, in frequency mode, the
+ * on-CPU program linked to each, all disabled: nothing is sampled at
+ * the new rate until session_cpus_enable(), so a reload that fails
+ * later changes nothing.  The link is made here, not by
+ * bpf_program__attach_perf_event(), which enables the event at once.
+ */
 static struct session_cpu *
 session_cpus_open(struct session *s, long long rate, int *n)
 {
 	struct perf_event_attr	 attr;
 	struct session_cpu	*cpus;
-	int			*online, nonline, i, fd;
-	long			 err;
+	int			*online, nonline, i, fd, link, prog;
 
 	if ((online = session_online_cpus(&nonline)) == NULL || nonline == 0) {
 		free(online);
@@ -127,13 +133,15 @@ session_cpus_open(struct session *s, long long rate, int *n)
 	}
 	cpus = xcalloc(nonline, sizeof(*cpus));
 	for (i = 0; i < nonline; i++)
-		cpus[i].fd = -1;
+		cpus[i].fd = cpus[i].link = -1;
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	attr.freq = 1;
 	attr.sample_freq = rate;
+	attr.disabled = 1;
+	prog = bpf_program__fd(s->skel->progs.on_cpu_sample);
 	for (i = 0; i < nonline; i++) {
 		cpus[i].cpu = online[i];
 		fd = syscall(__NR_perf_event_open, &attr, -1, online[i], -1,
@@ -143,14 +151,13 @@ session_cpus_open(struct session *s, long long rate, int *n)
 			goto fail;
 		}
 		cpus[i].fd = fd;
-		cpus[i].link = bpf_program__attach_perf_event(
-		    s->skel->progs.on_cpu_sample, fd);
-		if ((err = libbpf_get_error(cpus[i].link)) != 0) {
-			cpus[i].link = NULL;
-			errno = -err;
+		if ((link = bpf_link_create(prog, fd, BPF_PERF_EVENT,
+		    NULL)) < 0) {
+			errno = -link;
 			log_warn("attach on-CPU sampling to cpu %d", online[i]);
 			goto fail;
 		}
+		cpus[i].link = link;
 	}
 	free(online);
 	*n = nonline;
@@ -334,9 +341,10 @@ struct session *
 session_open(struct ev_loop *loop, const struct config *conf,
     session_event_cb cb, void *arg)
 {
-	struct session	*s;
-	long		 err;
-	int		 n;
+	struct session		*s;
+	struct session_change	*c;
+	long			 err;
+	int			 n;
 
 	libbpf_set_print(session_libbpf_print);
 	if (session_kernel_check() == -1)
@@ -416,8 +424,9 @@ session_open(struct ev_loop *loop, const struct config *conf,
 		log_warn("attach sched_process_exit");
 		goto fail;
 	}
-	if (session_apply(s, conf) == -1)
+	if ((c = session_prepare(s, conf)) == NULL)
 		goto fail;
+	session_commit(s, c);
 	return s;
 
 fail:
@@ -451,36 +460,97 @@ session_close(struct session *s)
 }
 
 /*
- * Apply the live keys.  A new sample rate opens the new perf events
- * before the old ones are closed, so sampling never stops; data already
- * counted stays in the maps either way.
+ * A reload in two steps, so that a refused one leaves the kernel as it
+ * was: session_prepare() does all that can fail -- opens the perf
+ * events of a new rate, disabled, and attaches the off-CPU program if
+ * it comes on -- and session_commit() only switches: it enables the new
+ * events, closes the old, detaches what goes and writes the knobs.
+ * Were the knobs or the rate changed before a step that then failed,
+ * BPF would sample at a rate the rounds do not weight samples by
+ * (collect_profs.c), until the next good reload.
  */
-int
-session_apply(struct session *s, const struct config *conf)
+struct session_change {
+	const struct config	*conf;
+	struct session_cpu	*cpus;		/* new, disabled; or NULL */
+	int			 ncpus;
+	int			 cpus_off;	/* the old go, none new */
+	int			 offcpu_on;	/* attached by prepare */
+};
+
+static void
+session_cpus_enable(struct session_cpu *cpus, int n)
 {
-	struct session_cpu	*cpus;
-	int			 n;
+	int	 i;
+
+	/* An event of ours, disabled: enabling it has no way to fail. */
+	for (i = 0; i < n; i++) {
+		if (ioctl(cpus[i].fd, PERF_EVENT_IOC_ENABLE, 0) == -1)
+			log_warn("enable on-CPU sampling on cpu %d",
+			    cpus[i].cpu);
+	}
+}
+
+struct session_change *
+session_prepare(struct session *s, const struct config *conf)
+{
+	struct session_change	*c;
+
+	c = xcalloc(1, sizeof(*c));
+	c->conf = conf;
+	if (conf->cpu && (s->cpus == NULL || s->rate != conf->sample_rate)) {
+		if ((c->cpus = session_cpus_open(s, conf->sample_rate,
+		    &c->ncpus)) == NULL)
+			goto fail;
+	} else if (!conf->cpu && s->cpus != NULL)
+		c->cpus_off = 1;
+	/* Last: once attached, its program runs. */
+	if (conf->offcpu && s->offcpu_link == NULL) {
+		if (session_offcpu_attach(s) == -1)
+			goto fail;
+		c->offcpu_on = 1;
+	}
+	return c;
+
+fail:
+	session_abort(s, c);
+	return NULL;
+}
+
+void
+session_abort(struct session *s, struct session_change *c)
+{
+	if (c == NULL)
+		return;
+	session_cpus_close(c->cpus, c->ncpus);
+	if (c->offcpu_on)
+		session_offcpu_detach(s);
+	free(c);
+}
+
+/*
+ * Data already counted stays in the maps.  The new perf events are
+ * enabled before the old ones close, so sampling never stops.
+ */
+void
+session_commit(struct session *s, struct session_change *c)
+{
+	const struct config	*conf = c->conf;
 
 	session_set_knobs(s, conf);
-	if (conf->cpu && (s->cpus == NULL || s->rate != conf->sample_rate)) {
-		if ((cpus = session_cpus_open(s, conf->sample_rate, &n)) ==
-		    NULL)
-			return -1;
+	if (c->cpus != NULL) {
+		session_cpus_enable(c->cpus, c->ncpus);
 		session_cpus_close(s->cpus, s->ncpus);
-		s->cpus = cpus;
-		s->ncpus = n;
+		s->cpus = c->cpus;
+		s->ncpus = c->ncpus;
 		s->rate = conf->sample_rate;
-	} else if (!conf->cpu && s->cpus != NULL) {
+	} else if (c->cpus_off) {
 		session_cpus_close(s->cpus, s->ncpus);
 		s->cpus = NULL;
 		s->ncpus = 0;
 	}
-	if (conf->offcpu) {
-		if (session_offcpu_attach(s) == -1)
-			return -1;
-	} else
+	if (!conf->offcpu)
 		session_offcpu_detach(s);
-	return 0;
+	free(c);
 }
 
 void

@@ -18,8 +18,8 @@ struct ring_buffer;
 
 struct session_cpu {
 	int		 cpu;
-	int		 fd;
-	struct bpf_link	*link;
+	int		 fd;		/* the perf event */
+	int		 link;		/* the on-CPU program's link */
 };
 
 struct session {
