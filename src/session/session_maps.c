@@ -63,7 +63,8 @@ session_maps_pid_delete(struct session *s, pid_t pid)
 }
 
 int
-session_maps_pid_get(struct session *s, pid_t pid, struct profile_pid_config *cfg)
+session_maps_pid_get(struct session *s, pid_t pid,
+    struct profile_pid_config *cfg)
 {
 	__u32	 key = pid;
 
@@ -187,8 +188,8 @@ session_maps_counts_drain(struct session *s, const struct profile_key **keys,
  * kernel map, their time is added to the counts drained.
  */
 size_t
-session_maps_offcpu_inflight(struct session *s, uint64_t min_ns, uint64_t max_ns,
-    const struct profile_key **keys, const uint64_t **vals)
+session_maps_offcpu_inflight(struct session *s, uint64_t min_ns,
+    uint64_t max_ns, const struct profile_key **keys, const uint64_t **vals)
 {
 	struct profile_offcpu_start	 st;
 	struct timespec			 ts;
@@ -270,7 +271,8 @@ session_maps_pyinfo_set(struct session *s, pid_t pid,
 }
 
 int
-session_maps_pyinfo_get(struct session *s, pid_t pid, struct profile_py_info *pi)
+session_maps_pyinfo_get(struct session *s, pid_t pid,
+    struct profile_py_info *pi)
 {
 	__u32	 key = pid;
 
