@@ -45,6 +45,7 @@ struct roundfix {
 	struct collect	*c;
 	pid_t		 kids[4];
 	int		 nkids;
+	int		 rate;		/* sample_rate; 0: 100 */
 };
 
 /* Frames of the stacks fed: functions of this binary, a few bytes in. */
@@ -106,7 +107,7 @@ roundfix_kid(struct roundfix *f)
 
 /*
  * Write the config: the output under the test's directory, folded files
- * only, and the lines given (targets, push).
+ * only, no metrics listener, and the lines given (targets, push).
  */
 static struct config *
 roundfix_conf(struct roundfix *f, const char *extra)
@@ -121,9 +122,10 @@ roundfix_conf(struct roundfix *f, const char *extra)
 		exit(1);
 	}
 	fprintf(fp, "[daemon]\ncollect_interval = 3600\n"
-	    "[profile]\nsample_rate = 100\n"
+	    "[profile]\nsample_rate = %d\n[metrics]\nlisten =\n"
 	    "[output]\ndir = %s/out\npprof = no\nfolded = yes\nsvg = no\n"
-	    "[targets]\nshort_lived_ms = 0\n%s", f->dir, extra);
+	    "[targets]\nshort_lived_ms = 0\n%s", f->rate > 0 ? f->rate : 100,
+	    f->dir, extra);
 	fclose(fp);
 	if ((conf = config_load(f->path, 0, &errs)) == NULL) {
 		for (i = 0; i < errs.n; i++)
