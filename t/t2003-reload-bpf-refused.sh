@@ -28,7 +28,8 @@ conf () {
 knobs () {
 	for id in $(sed -n "s/^map_id:[[:space:]]*//p" \
 	    /proc/"$(daemon_pid)"/fdinfo/* 2>/dev/null | sort -un); do
-		bpftool map show id "$id" | grep -q "name [^ ]*\.\(bss\|data\) " &&
+		bpftool map show id "$id" |
+		    grep -q "name [^ ]*\.\(bss\|data\) " &&
 		bpftool -j map dump id "$id"
 	done | python3 -c '
 import json, sys
@@ -58,6 +59,11 @@ for k, v in sorted(out):
 '
 }
 
+# samples: BPF's count of perf samples so far, and the time, in ms.
+samples () {
+	echo "$(daemon_stat samples) $(date +%s%3N)"
+}
+
 test_expect_success $P 'setup: cpu at 97 Hz, no off-CPU' '
 	mkworkload burn b2003 &&
 	conf 97 no no 1 &&
@@ -74,8 +80,7 @@ test_expect_success $P 'the reload is refused, with the reason' '
 	conf 199 yes yes 5000 &&
 	daemon_signal HUP &&
 	daemon_wait_log "cannot apply to the BPF session, keeping the" &&
-	grep "^attach off-CPU sched_switch program: Operation not permitted" \
-	    "$DAEMON_LOG" &&
+	grep "^attach off-CPU sched_switch program: " "$DAEMON_LOG" &&
 	! grep "^reloaded " "$DAEMON_LOG"
 '
 
@@ -84,14 +89,30 @@ test_expect_success $P 'the knobs are the old ones' '
 	test_cmp knobs.before knobs.after
 '
 
-test_expect_success $P 'the time counted is the CPU used' '
-	./b2003 -c 2 >burn.out &&
+# The perf events' rate: cpu-clock samples each CPU, busy or idle, that
+# many times a second, all counted by BPF's samples counter.
+test_expect_success $P 'the perf events sample at the old rate' '
+	samples >samples.0 &&
+	sleep 2 &&
+	samples >samples.1 &&
+	read s0 t0 <samples.0 && read s1 t1 <samples.1 &&
+	ncpus=$(getconf _NPROCESSORS_ONLN) &&
+	hz=$(( (s1 - s0) * 1000 / (t1 - t0) / ncpus )) &&
+	echo "$((s1 - s0)) samples in $((t1 - t0)) ms on $ncpus CPUs: $hz Hz" &&
+	test $hz -ge 65 && test $hz -le 135
+'
+
+# At 199 Hz, weighted as 97 Hz's, twice the time would be counted.  A
+# loaded machine loses some of a new process's first samples: the lower
+# bound is loose.
+test_expect_success $P 'the time counted is not more than the CPU used' '
+	./b2003 -c 1 >burn.out &&
 	daemon_stop &&
 	cpu=$(sed -n "s/^cpu //p" burn.out) &&
 	want=$((cpu * 97 / 1000000000)) &&
 	got=$(folded cpu b2003 | folded_sum "^b2003;") &&
 	echo "burn used $cpu ns: $want samples at 97 Hz, $got counted" &&
-	test "$got" -ge $((want * 75 / 100)) &&
+	test "$got" -ge $((want * 25 / 100)) &&
 	test "$got" -le $((want * 125 / 100))
 '
 
