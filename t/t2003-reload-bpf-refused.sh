@@ -102,9 +102,9 @@ test_expect_success $P 'the perf events sample at the old rate' '
 	test $hz -ge 65 && test $hz -le 135
 '
 
-# At 199 Hz, weighted as 97 Hz's, twice the time would be counted.  A
-# loaded machine loses some of a new process's first samples: the lower
-# bound is loose.
+# At 199 Hz, weighted as 97 Hz's, twice the time would be counted.  On
+# a loaded machine a new process loses some of its first samples, and
+# the count strays by a fifth either way: the bounds are loose.
 test_expect_success $P 'the time counted is not more than the CPU used' '
 	./b2003 -c 1 >burn.out &&
 	daemon_stop &&
@@ -113,7 +113,7 @@ test_expect_success $P 'the time counted is not more than the CPU used' '
 	got=$(folded cpu b2003 | folded_sum "^b2003;") &&
 	echo "burn used $cpu ns: $want samples at 97 Hz, $got counted" &&
 	test "$got" -ge $((want * 25 / 100)) &&
-	test "$got" -le $((want * 125 / 100))
+	test "$got" -le $((want * 150 / 100))
 '
 
 test_done
