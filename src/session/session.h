@@ -10,6 +10,7 @@
 struct config;
 struct ev_loop;
 struct session;
+struct session_change;
 struct stacks_map;
 struct stacks_stats;
 struct session_unwind;
@@ -29,8 +30,16 @@ struct session	*session_open(struct ev_loop *, const struct config *,
 void		 session_close(struct session *);
 /* The kernel has what the BPF programs need: src/session/session_kernel.c. */
 int		 session_kernel_check(void);
-/* Apply the live keys of a new config; -1 leaves the old in force. */
-int		 session_apply(struct session *, const struct config *);
+/*
+ * The live keys of a new config, in two steps: prepare does all that
+ * can fail and changes nothing BPF does (NULL: it failed, the old
+ * config stays in force); then commit, which cannot fail, or abort.
+ * The config must live until the commit.
+ */
+struct session_change *session_prepare(struct session *,
+		    const struct config *);
+void		 session_commit(struct session *, struct session_change *);
+void		 session_abort(struct session *, struct session_change *);
 /*
  * Consume what the ring buffers hold now, stacks first, then hand the
  * events read to the callback: by then the stack of every event that

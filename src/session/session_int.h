@@ -2,9 +2,10 @@
 #define EBPFSPY_SESSION_INT_H
 
 /*
- * The session's insides, shared by its files: session.c (the skeleton,
- * perf events, the rings), session_maps.c (the maps' operations) and
- * session_stacks.c (the stack store).  No other file includes this.
+ * The libbpf session's insides, shared by its files: session_bpf.c (the
+ * skeleton, perf events, the rings), session_maps.c (the maps'
+ * operations) and session_stacks.c (the stack store), which fill its
+ * table of operations (session_ops.h).  No other file includes this.
  */
 #include <ev.h>
 
@@ -15,14 +16,16 @@
 struct bpf_link;
 struct profile_bpf;
 struct ring_buffer;
+struct session_ops;
 
 struct session_cpu {
 	int		 cpu;
-	int		 fd;
-	struct bpf_link	*link;
+	int		 fd;		/* the perf event */
+	int		 link;		/* the on-CPU program's link */
 };
 
 struct session {
+	const struct session_ops *ops;		/* first: session_ops.h */
 	struct ev_loop		*loop;
 	struct profile_bpf	*skel;
 	struct ring_buffer	*rb;		/* the event ring */
@@ -63,9 +66,37 @@ struct session {
 void	session_stacks_open(struct session *);
 void	session_stacks_close(struct session *);
 int	session_stacks_rb_cb(void *, void *, size_t);
+void	session_stacks_gen_next(struct session *);
+const uint64_t *session_stacks_get(struct session *, uint64_t, size_t *);
+void	session_stacks_touch(struct session *, uint64_t);
+int	session_stacks_lookup(struct session *, uint64_t,
+	    struct profile_stack *);
+void	session_stacks_end_round(struct session *);
+void	session_stacks_read_stats(struct session *, struct stacks_stats *);
+const struct stacks_map *session_stacks_pymap(struct session *);
 
-/* session_maps.c */
+/* session_maps.c: the maps' operations of session.h */
 void	session_maps_close(struct session *);
+int	session_maps_pid_set(struct session *, pid_t,
+	    const struct profile_pid_config *);
+int	session_maps_pid_delete(struct session *, pid_t);
+int	session_maps_pid_get(struct session *, pid_t,
+	    struct profile_pid_config *);
+pid_t	*session_maps_pid_keys(struct session *, size_t *);
+size_t	session_maps_counts_drain(struct session *,
+	    const struct profile_key **, const uint64_t **);
+size_t	session_maps_offcpu_inflight(struct session *, uint64_t, uint64_t,
+	    const struct profile_key **, const uint64_t **);
+int	session_maps_thread_comm(struct session *, pid_t, char *, size_t);
+int	session_maps_pyinfo_set(struct session *, pid_t,
+	    const struct profile_py_info *);
+int	session_maps_pyinfo_get(struct session *, pid_t,
+	    struct profile_py_info *);
+int	session_maps_pyinfo_delete(struct session *, pid_t);
+int	session_maps_pystack_read(struct session *, uint64_t,
+	    struct profile_pystack *);
+long long session_maps_entries(struct session *, enum session_map,
+	    long long);
 void	session_maps_offcpu_forget(struct session *);
 /* n counters of a per-CPU array map, each summed over the CPUs. */
 void	session_maps_percpu_sum(int, int, uint64_t *, uint32_t);

@@ -35,7 +35,7 @@ session_maps_close(struct session *s)
 }
 
 int
-session_pid_set(struct session *s, pid_t pid,
+session_maps_pid_set(struct session *s, pid_t pid,
     const struct profile_pid_config *cfg)
 {
 	__u32	 key = pid;
@@ -52,7 +52,7 @@ session_pid_set(struct session *s, pid_t pid,
 }
 
 int
-session_pid_delete(struct session *s, pid_t pid)
+session_maps_pid_delete(struct session *s, pid_t pid)
 {
 	__u32	 key = pid;
 
@@ -63,7 +63,8 @@ session_pid_delete(struct session *s, pid_t pid)
 }
 
 int
-session_pid_get(struct session *s, pid_t pid, struct profile_pid_config *cfg)
+session_maps_pid_get(struct session *s, pid_t pid,
+    struct profile_pid_config *cfg)
 {
 	__u32	 key = pid;
 
@@ -74,7 +75,7 @@ session_pid_get(struct session *s, pid_t pid, struct profile_pid_config *cfg)
 }
 
 pid_t *
-session_pid_keys(struct session *s, size_t *n)
+session_maps_pid_keys(struct session *s, size_t *n)
 {
 	__u32	 key, next;
 	void	*prev = NULL;
@@ -173,7 +174,7 @@ session_maps_drain(struct session *s)
 }
 
 size_t
-session_counts_drain(struct session *s, const struct profile_key **keys,
+session_maps_counts_drain(struct session *s, const struct profile_key **keys,
     const uint64_t **vals)
 {
 	session_maps_drain(s);
@@ -187,8 +188,8 @@ session_counts_drain(struct session *s, const struct profile_key **keys,
  * kernel map, their time is added to the counts drained.
  */
 size_t
-session_offcpu_inflight(struct session *s, uint64_t min_ns, uint64_t max_ns,
-    const struct profile_key **keys, const uint64_t **vals)
+session_maps_offcpu_inflight(struct session *s, uint64_t min_ns,
+    uint64_t max_ns, const struct profile_key **keys, const uint64_t **vals)
 {
 	struct profile_offcpu_start	 st;
 	struct timespec			 ts;
@@ -244,7 +245,7 @@ session_maps_offcpu_forget(struct session *s)
 }
 
 int
-session_thread_comm(struct session *s, pid_t tid, char *buf, size_t len)
+session_maps_thread_comm(struct session *s, pid_t tid, char *buf, size_t len)
 {
 	char	 comm[PROFILE_COMM_LEN];
 	__u32	 key = tid;
@@ -258,7 +259,7 @@ session_thread_comm(struct session *s, pid_t tid, char *buf, size_t len)
 }
 
 int
-session_pyinfo_set(struct session *s, pid_t pid,
+session_maps_pyinfo_set(struct session *s, pid_t pid,
     const struct profile_py_info *pi)
 {
 	__u32	 key = pid;
@@ -270,7 +271,8 @@ session_pyinfo_set(struct session *s, pid_t pid,
 }
 
 int
-session_pyinfo_get(struct session *s, pid_t pid, struct profile_py_info *pi)
+session_maps_pyinfo_get(struct session *s, pid_t pid,
+    struct profile_py_info *pi)
 {
 	__u32	 key = pid;
 
@@ -281,7 +283,7 @@ session_pyinfo_get(struct session *s, pid_t pid, struct profile_py_info *pi)
 }
 
 int
-session_pyinfo_delete(struct session *s, pid_t pid)
+session_maps_pyinfo_delete(struct session *s, pid_t pid)
 {
 	__u32	 key = pid;
 
@@ -292,7 +294,7 @@ session_pyinfo_delete(struct session *s, pid_t pid)
 }
 
 int
-session_pystack_read(struct session *s, uint64_t id,
+session_maps_pystack_read(struct session *s, uint64_t id,
     struct profile_pystack *st)
 {
 	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pystacks), &id,
@@ -308,7 +310,7 @@ session_pystack_read(struct session *s, uint64_t id,
 _Static_assert(sizeof(struct profile_key) <= 64, "a key fits the buffer");
 
 long long
-session_map_entries(struct session *s, enum session_map which, long long max)
+session_maps_entries(struct session *s, enum session_map which, long long max)
 {
 	uint64_t	 key[8], next[8];	/* any of our key types */
 	void		*prev = NULL;

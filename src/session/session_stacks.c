@@ -72,7 +72,7 @@ session_stacks_rb_cb(void *ctx, void *data, size_t len)
  * for so long, so the table is emptied then.
  */
 void
-session_stack_gen_next(struct session *s)
+session_stacks_gen_next(struct session *s)
 {
 	__u64	 zero = 0;
 	__u32	 i;
@@ -93,13 +93,13 @@ session_stack_gen_next(struct session *s)
 }
 
 const uint64_t *
-session_stack_get(struct session *s, uint64_t id, size_t *n)
+session_stacks_get(struct session *s, uint64_t id, size_t *n)
 {
 	return stacks_get(s->stacks, id, n);
 }
 
 void
-session_stack_touch(struct session *s, uint64_t id)
+session_stacks_touch(struct session *s, uint64_t id)
 {
 	stacks_touch(s->stacks, id);
 }
@@ -110,7 +110,7 @@ session_stack_touch(struct session *s, uint64_t id)
  * no stack longer.
  */
 int
-session_stack_lookup(struct session *s, uint64_t id, struct profile_stack *st)
+session_stacks_lookup(struct session *s, uint64_t id, struct profile_stack *st)
 {
 	const uint64_t	*ip;
 	size_t		 n;
@@ -125,19 +125,19 @@ session_stack_lookup(struct session *s, uint64_t id, struct profile_stack *st)
 }
 
 void
-session_stacks_round_end(struct session *s)
+session_stacks_end_round(struct session *s)
 {
 	stacks_round_end(s->stacks);
 }
 
 void
-session_stacks_stats(struct session *s, struct stacks_stats *st)
+session_stacks_read_stats(struct session *s, struct stacks_stats *st)
 {
 	stacks_stats(s->stacks, st);
 }
 
 const struct stacks_map *
-session_pystacks_map(struct session *s)
+session_stacks_pymap(struct session *s)
 {
 	return &s->pystacks;
 }
