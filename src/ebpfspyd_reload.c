@@ -28,6 +28,7 @@ ebpfspyd_reload(struct ebpfspyd *d)
 {
 	struct config_errors	 errs = { NULL, 0 };
 	struct config		*old = d->conf, *new;
+	struct session_change	*change;
 	size_t			 i;
 	int			 fd;
 
@@ -67,9 +68,10 @@ ebpfspyd_reload(struct ebpfspyd *d)
 	}
 	/*
 	 * The BPF side is the only part that can refuse a change; the
-	 * process table and the symbolizer only copy values.
+	 * process table and the symbolizer only copy values.  What can
+	 * fail is prepared first; a refusal leaves BPF as it was.
 	 */
-	if (session_apply(d->session, new) == -1) {
+	if ((change = session_prepare(d->session, new)) == NULL) {
 		log_warnx("%s: cannot apply to the BPF session, keeping the "
 		    "previous configuration", d->conf_path);
 		if (fd != d->outdir_fd && fd != -1)
@@ -78,6 +80,7 @@ ebpfspyd_reload(struct ebpfspyd *d)
 		d->reload_failures++;
 		return -1;
 	}
+	session_commit(d->session, change);
 	if (sinks_configure(d->sinks, new) == -1)
 		log_warnx("%s: [pyroscope]: keeping the previous push settings",
 		    d->conf_path);
