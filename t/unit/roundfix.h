@@ -27,6 +27,7 @@
 #include "config.h"
 #include "round/collect.h"
 #include "round/pids.h"
+#include "runtime/runtime.h"
 #include "session/session.h"
 #include "session/session_null.h"
 #include "sink/sinks.h"
@@ -41,6 +42,7 @@ struct roundfix {
 	struct session	*s;
 	struct resolve	*r;
 	struct pids	*p;
+	struct runtimes	*rts;		/* none: native stacks only */
 	struct sinks	*sinks;
 	struct collect	*c;
 	pid_t		 kids[4];
@@ -149,7 +151,8 @@ roundfix_open(struct roundfix *f, const char *extra)
 	f->loop = ev_loop_new(EVFLAG_AUTO);
 	f->s = session_null_create(f->conf, roundfix_event_cb, f);
 	f->r = resolve_create(f->conf);
-	f->p = pids_create(f->s, f->r, f->conf);
+	f->rts = runtimes_create(NULL, 0, NULL);
+	f->p = pids_create(f->s, f->r, f->rts, f->conf);
 	f->sinks = sinks_create(f->loop, f->conf);
 	f->c = collect_create(f->s, f->p, f->r, f->sinks);
 }
@@ -164,6 +167,7 @@ roundfix_close(struct roundfix *f)
 	collect_free(f->c);
 	sinks_free(f->sinks);
 	pids_free(f->p);
+	runtimes_free(f->rts);
 	resolve_free(f->r);
 	session_close(f->s);
 	ev_loop_destroy(f->loop);
