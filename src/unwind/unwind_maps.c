@@ -869,11 +869,14 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 		unwind_maps_proc_add(up, f, e);
 		nfiles++;
 	}
-	/* Drop the old ones. */
-	for (i = 0; i < old; i++)
-		up->files[i]->refs--;
-	memmove(up->files, up->files + old, nfiles * sizeof(*up->files));
-	memmove(up->at, up->at + old, nfiles * sizeof(*up->at));
+	/* Drop the old ones (none: files may be NULL, nothing to move). */
+	if (old > 0) {
+		for (i = 0; i < old; i++)
+			up->files[i]->refs--;
+		memmove(up->files, up->files + old,
+		    nfiles * sizeof(*up->files));
+		memmove(up->at, up->at + old, nfiles * sizeof(*up->at));
+	}
 	up->nfiles = nfiles;
 	unwind_maps_proc_ask(up, v);
 	if (session_unwind_proc_set(um->su, pid, v) == -1) {
