@@ -66,6 +66,8 @@ struct unwind_table_stats {
 	size_t		 errors[UNWIND_TABLE_ERR_MAX];
 	size_t		 error_total;
 	int		 too_big;	/* over a limit: no table */
+	int		 over_input;	/* of them, CFI over max_input: not
+					   even read */
 };
 
 /* What identifies a file's contents: its build id, else its inode. */
@@ -94,6 +96,9 @@ int		 unwind_table_builder_step(struct unwind_table_builder *,
 struct unwind_table *unwind_table_builder_finish(
 		    struct unwind_table_builder *, struct unwind_table_stats *);
 void		 unwind_table_builder_free(struct unwind_table_builder *);
+/* The memory a builder holds now. */
+size_t		 unwind_table_builder_bytes(
+		    const struct unwind_table_builder *);
 
 struct unwind_table *unwind_table_load(struct elf_file *, struct elf_file *,
 		    const struct unwind_table_limits *,
