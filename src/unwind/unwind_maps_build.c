@@ -194,27 +194,6 @@ unwind_maps_cpu_ns(void)
 }
 
 /*
- * What a file's CFI may take in memory: no more than the file holds on
- * disk, twice its blocks for file systems that compress (a sparse file
- * of 1 GB on 8 KiB of disk claims sections it does not have, read back
- * as zeros: eight of them took the daemon from 31 MB to 1.41 GB), nor
- * than its size, nor than the table budget (um->limits).
- */
-static void
-unwind_maps_build_limit(struct unwind_table_limits *lim, const struct stat *sb)
-{
-	uint64_t	 real;
-
-	real = (uint64_t)(sb->st_blocks > 0 ? sb->st_blocks : 0) * 512 * 2;
-	if (sb->st_size >= 0 && real > (uint64_t)sb->st_size)
-		real = sb->st_size;
-	if (real == 0)
-		real = 1;	/* 0 would be no limit */
-	if (lim->max_input == 0 || lim->max_input > real)
-		lim->max_input = real;
-}
-
-/*
  * A queued build begun: its file opened again, from where a process
  * maps it, as it was first (the same inode, size and time), with the
  * debug file of a file with no CFI of its own, and its builder made,
@@ -252,9 +231,9 @@ unwind_maps_build_begin(struct unwind_maps *um, struct unwind_maps_file *f)
 		    (delf = elf_file_open(dfd)) != NULL) {
 			log_debug("unwind: file %" PRIu32 " (%s): CFI from "
 			    "its debug file", f->id, f->src.path);
-			unwind_maps_build_limit(&lim, &dsb);
+			unwind_table_limits_file(&lim, &dsb);
 		} else
-			unwind_maps_build_limit(&lim, &sb);
+			unwind_table_limits_file(&lim, &sb);
 		f->debug = delf != NULL;
 		f->b = unwind_table_builder_create(elf, delf, &lim);
 	}

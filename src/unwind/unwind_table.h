@@ -87,6 +87,9 @@ struct unwind_table_key {
 	int64_t		 mtime_nsec;
 };
 
+/* lim bounded by what a file of that stat holds on disk. */
+void		 unwind_table_limits_file(struct unwind_table_limits *,
+		    const struct stat *);
 struct unwind_table_builder *unwind_table_builder_create(struct elf_file *,
 		    struct elf_file *, const struct unwind_table_limits *);
 struct unwind_table_builder *unwind_table_builder_create_mem(const void *,
