@@ -65,7 +65,8 @@ sparse_image(size_t *len)
 			sh[i].sh_offset = 16 * MIB;
 			sh[i].sh_size = 48 * MIB;
 			done++;
-		} else if (strcmp(names + sh[i].sh_name, ".eh_frame_hdr") == 0) {
+		} else if (strcmp(names + sh[i].sh_name,
+		    ".eh_frame_hdr") == 0) {
 			sh[i].sh_offset = 64 * MIB;
 			sh[i].sh_size = 48 * MIB;
 			done++;
