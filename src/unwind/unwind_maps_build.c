@@ -6,9 +6,9 @@
  * the file is opened again when its build begins, through
  * src/proc_root.c, and closed once the builder has copied its CFI.
  * Builds begun hold that CFI and what they made of it; they are bounded
- * in number (UNWIND_MAPS_BUILDERS) and each by what its file holds on
- * disk and the table budget, so that files that claim more than they
- * have cost neither memory nor time (refused, counted).
+ * in bytes (UNWIND_MAPS_BUILD_BUDGETS), and each by what its file
+ * holds on disk and the table budget, so that files that claim more
+ * than they have cost neither memory nor time (refused, counted).
  */
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -246,29 +246,36 @@ unwind_maps_build_begin(struct unwind_maps *um, struct unwind_maps_file *f)
 }
 
 /*
- * The build to run: the queue's head, unless it is not begun while
- * UNWIND_MAPS_BUILDERS are, or while those begun hold half the budget
- * of one: then the oldest begun goes on.  A build begun holds its CFI
- * and what it made of it so far until it is done.
+ * The build to run: the queue's head, newest first, the files of the
+ * process sampled now (a program's first samples wait for its table).
+ * When the builds begun hold UNWIND_MAPS_BUILD_BUDGETS times the table
+ * budget, the oldest begun loses what it made, not its place: it begins
+ * again when its turn comes.  Letting the head wait for it instead, or
+ * setting back builds past a count of 4 begun, cost t3005 a sixth to a
+ * third of its whole stacks on a busy machine (libc's build, the one
+ * every stack needs, set back or behind others).
  */
 static struct unwind_maps_file *
 unwind_maps_build_next(struct unwind_maps *um)
 {
-	struct unwind_maps_file	*f, *begun = NULL;
-	size_t			 n = 0, bytes = 0;
+	struct unwind_maps_file	*f, *oldest = NULL;
+	size_t			 bytes = 0;
 
 	if (um->qhead == NULL || um->qhead->b != NULL)
 		return um->qhead;
 	for (f = um->qhead; f != NULL; f = f->qnext) {
 		if (f->b == NULL)
 			continue;
-		n++;
 		bytes += unwind_table_builder_bytes(f->b);
-		begun = f;
+		oldest = f;
 	}
-	if (begun != NULL && (n >= UNWIND_MAPS_BUILDERS ||
-	    bytes >= um->limits.max_input / 2))
-		return begun;
+	if (oldest != NULL &&
+	    bytes >= UNWIND_MAPS_BUILD_BUDGETS * um->limits.max_input) {
+		log_debug("unwind: file %" PRIu32 ": build set back, the "
+		    "builds begun hold %zu bytes", oldest->id, bytes);
+		unwind_table_builder_free(oldest->b);
+		oldest->b = NULL;
+	}
 	return um->qhead;
 }
 

@@ -31,7 +31,8 @@ struct session_unwind;
 #define UNWIND_MAPS_IDLE	60	/* seconds a record of no table of
 					   its own is kept unmapped */
 #define UNWIND_MAPS_QUEUE_MAX	256	/* builds waiting, at most */
-#define UNWIND_MAPS_BUILDERS	2	/* builds begun at once, at most */
+#define UNWIND_MAPS_BUILD_BUDGETS 4	/* table budgets the builds begun
+					   may hold in all */
 
 enum unwind_maps_state {
 	UNWIND_MAPS_NONE,	/* no table: evicted, or never built */
