@@ -586,6 +586,7 @@ ebpfspyd_main(int argc, char **argv)
 		ebpfspyd_daemon_fork(d);
 	clock_gettime(CLOCK_MONOTONIC, &d->started);
 	ebpfspyd_check_kernel();
+	ebpfspyd_check_nofile();
 	ebpfspyd_check_caps(d->conf);
 	ebpfspyd_check_btf();
 	ebpfspyd_check_dirs(d->conf);

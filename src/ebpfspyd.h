@@ -68,6 +68,7 @@ int	ebpfspyd_timer_set(struct ebpfspyd *);
  * work, a warning naming what it will miss when it can.
  */
 void	ebpfspyd_check_kernel(void);
+void	ebpfspyd_check_nofile(void);
 void	ebpfspyd_check_btf(void);
 void	ebpfspyd_check_caps(const struct config *);
 void	ebpfspyd_check_dirs(const struct config *);

@@ -4,6 +4,7 @@
  * with less than it could says what it will miss: the kernel's version
  * and BTF, the capabilities it holds, and the directories it writes.
  */
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -42,6 +43,25 @@
  */
 #define EBPFSPYD_KERNEL_MAJOR	5
 #define EBPFSPYD_KERNEL_MINOR	17
+
+/*
+ * The soft limit on descriptors raised to the hard one: the default
+ * 1,024 is the BPF session's, the listeners' and a round's files of
+ * many processes at once, and four processes mapping crafted files
+ * took the daemon to 1,020 of them.  What the hard limit allows is
+ * ours to use; a failure only leaves the soft limit where it was.
+ */
+void
+ebpfspyd_check_nofile(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		log_warn("setrlimit RLIMIT_NOFILE");
+}
 
 void
 ebpfspyd_check_kernel(void)

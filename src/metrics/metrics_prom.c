@@ -424,6 +424,10 @@ metrics_prom_unwind(FILE *f, const struct metrics_view *d)
 	    "Unwind tables evicted to make room for others.", us.evictions);
 	metrics_prom_counter(f, "ebpfspy_unwind_full_total",
 	    "Unwind tables that did not fit in unwind_table_bytes.", us.full);
+	metrics_prom_counter(f, "ebpfspy_unwind_refused_total",
+	    "Unwind table builds refused: more CFI than the file holds on "
+	    "disk or unwind_table_bytes allows, or the build queue full.",
+	    us.refused);
 	metrics_prom_counter(f, "ebpfspy_unwind_walks_total",
 	    "User stacks walked with unwind tables.", s[UNWIND_STAT_WALKS]);
 	metrics_prom_family(f, "ebpfspy_unwind_outcomes_total", "counter",

@@ -189,10 +189,12 @@ proc_root_path(int rootfd, const char *path)
 
 /*
  * The regular file an O_PATH descriptor holds, opened for reading; pfd
- * is closed.
+ * is closed.  Unless ino is 0, only if it is that inode: a caller that
+ * knows what it wants opens nothing else, not even to look (a path a
+ * user replaced by a link to a file only root may read).
  */
 static int
-proc_root_reopen(int pfd, struct stat *sb)
+proc_root_reopen(int pfd, uint64_t ino, struct stat *sb)
 {
 	char	 self[64];
 	int	 fd, saved;
@@ -205,6 +207,11 @@ proc_root_reopen(int pfd, struct stat *sb)
 	}
 	if (!S_ISREG(sb->st_mode)) {
 		errno = EINVAL;
+		fd = -1;
+		goto out;
+	}
+	if (ino != 0 && (uint64_t)sb->st_ino != ino) {
+		errno = ESTALE;
 		fd = -1;
 		goto out;
 	}
@@ -221,7 +228,7 @@ out:
 int
 proc_root_open_at(int rootfd, const char *path, struct stat *sb)
 {
-	return proc_root_reopen(proc_root_path(rootfd, path), sb);
+	return proc_root_reopen(proc_root_path(rootfd, path), 0, sb);
 }
 
 /*
@@ -236,22 +243,29 @@ proc_root_open_map(pid_t pid, uint64_t start, uint64_t end, struct stat *sb)
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
 	    (int)pid, (unsigned long long)start, (unsigned long long)end);
-	return proc_root_reopen(open(path, O_PATH | O_CLOEXEC), sb);
+	return proc_root_reopen(open(path, O_PATH | O_CLOEXEC), 0, sb);
 }
 
 int
 proc_root_open(pid_t pid, const char *path, struct stat *sb)
+{
+	return proc_root_open_ino(pid, path, 0, sb);
+}
+
+int
+proc_root_open_ino(pid_t pid, const char *path, uint64_t ino, struct stat *sb)
 {
 	char	 buf[64];
 	int	 rootfd, fd, saved;
 
 	/* Ours: our paths, relative ones from our working directory. */
 	if (pid <= 0)
-		return proc_root_reopen(open(path, O_PATH | O_CLOEXEC), sb);
+		return proc_root_reopen(open(path, O_PATH | O_CLOEXEC), ino,
+		    sb);
 	snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
 	if ((rootfd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return -1;
-	fd = proc_root_open_at(rootfd, path, sb);
+	fd = proc_root_reopen(proc_root_path(rootfd, path), ino, sb);
 	saved = errno;
 	close(rootfd);
 	errno = saved;

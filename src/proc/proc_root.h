@@ -19,6 +19,11 @@
  * opened, only looked at).
  */
 int	 proc_root_open(pid_t, const char *, struct stat *);
+/*
+ * The same, only if it is the inode given (else -1, ESTALE): nothing
+ * else is opened for reading.
+ */
+int	 proc_root_open_ino(pid_t, const char *, uint64_t, struct stat *);
 /* The same below a directory taken as the root. */
 int	 proc_root_open_at(int, const char *, struct stat *);
 /* The file mapped at start-end, by /proc/PID/map_files, the same way. */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/proc_root.h"
 #include "proc/procmaps.h"
 #include "python.h"
 #include "python_elf.h"
@@ -162,19 +163,12 @@ python_file_get(struct python_files *fs, pid_t pid,
 	struct python_file	*f;
 	struct python_elf	*pe;
 	struct stat		 sb;
-	char			 path[128];
 	size_t			 i;
 	int			 fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
-	    (int)pid, (unsigned long long)e->start,
-	    (unsigned long long)e->end);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	/* The mapped inode, a regular file only, opened without blocking. */
+	if ((fd = proc_root_open_map(pid, e->start, e->end, &sb)) == -1)
 		return NULL;
-	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return NULL;
-	}
 	for (i = 0; i < fs->n; i++) {
 		f = &fs->v[i];
 		if (f->dev == sb.st_dev && f->ino == sb.st_ino &&

@@ -37,6 +37,9 @@ struct unwind_maps_stats {
 					   dropped, unmapped a while */
 	uint64_t	 full;		/* tables that did not fit, or over a
 					   quarter of the room */
+	uint64_t	 refused;	/* builds refused: more CFI than the
+					   file holds or the budget allows,
+					   or the queue full */
 	uint64_t	 proc_maps_over; /* mappings past UNWIND_PROC_MAPS */
 	uint64_t	 proc_errors;	/* mappings not written to BPF */
 };

@@ -1,5 +1,6 @@
 /*
  * The insides of src/unwind/unwind_maps.c, shared with
+ * src/unwind/unwind_maps_build.c, src/unwind/unwind_maps_proc.c and
  * src/unwind/unwind_maps_share.c.
  */
 #ifndef EBPFSPY_UNWIND_MAPS_INT_H
@@ -11,6 +12,7 @@
 #include <ev.h>
 
 #include "bpf/unwind.h"
+#include "proc/procmaps.h"
 #include "unwind_maps.h"
 #include "unwind_maps_space.h"
 #include "unwind_table.h"
@@ -29,6 +31,9 @@ struct session_unwind;
 #define UNWIND_MAPS_ASK_MAX	64	/* ticks between asks, at most */
 #define UNWIND_MAPS_IDLE	60	/* seconds a record of no table of
 					   its own is kept unmapped */
+#define UNWIND_MAPS_QUEUE_MAX	256	/* builds waiting, at most */
+#define UNWIND_MAPS_BUILD_BUDGETS 4	/* table budgets the builds begun
+					   may hold in all */
 
 enum unwind_maps_state {
 	UNWIND_MAPS_NONE,	/* no table: evicted, or never built */
@@ -55,13 +60,16 @@ struct unwind_maps_file {
 	size_t				 refs;	/* processes that map it */
 	struct elf_file_segment		*segs;
 	size_t				 nsegs;
-	int				 fd;	/* while queued */
-	int				 dfd;	/* debug file, while queued */
+	/*
+	 * Where a process mapped it, while queued: opened again when its
+	 * build starts, no descriptor kept meanwhile.
+	 */
+	pid_t				 src_pid;
+	struct procmaps_entry		 src;
+	char				*src_path;	/* src.path */
 	int				 debug;	/* its CFI is a debug file's */
 	uint8_t				*img;	/* a vDSO's image */
 	size_t				 img_len;
-	struct elf_file			*elf;	/* while building */
-	struct elf_file			*delf;
 	struct unwind_table_builder	*b;
 	uint32_t			 row_base, nrows;
 	uint32_t			 page_base, npages;
@@ -122,6 +130,24 @@ struct unwind_maps {
 uint32_t	 unwind_maps_now(void);
 void		 unwind_maps_slot_publish(struct unwind_maps *,
 		    struct unwind_maps_file *, uint64_t, uint64_t);
+
+int		 unwind_maps_evict_before(struct unwind_maps *,
+		    struct unwind_maps_file *, struct unwind_maps_file *);
+int		 unwind_maps_evict_one(struct unwind_maps *,
+		    struct unwind_maps_file *);
+void		 unwind_maps_file_stop_build(struct unwind_maps_file *);
+void		 unwind_maps_file_free(struct unwind_maps *,
+		    struct unwind_maps_file *);
+int		 unwind_maps_file_due(struct unwind_maps *,
+		    struct unwind_maps_file *);
+struct unwind_maps_file *unwind_maps_file_get(struct unwind_maps *, pid_t,
+		    const struct procmaps_entry *);
+void		 unwind_maps_dequeue(struct unwind_maps *,
+		    struct unwind_maps_file *);
+
+/* src/unwind/unwind_maps_build.c */
+void		 unwind_maps_build(struct unwind_maps *, uint64_t);
+void		 unwind_maps_idle_cb(struct ev_loop *, ev_idle *, int);
 
 /* src/unwind/unwind_maps_share.c */
 int		 unwind_maps_share(struct unwind_maps *,

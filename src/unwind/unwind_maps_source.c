@@ -1,5 +1,6 @@
 /*
- * The CFI of mappings that do not carry it in the file they map.
+ * The files of mappings, and the CFI of those that do not carry it in
+ * the file they map.
  *
  * The vDSO: its image, .eh_frame included, read from the process's
  * memory, as the symbol cache reads it (src/sym/symcache_vdso.c).  The
@@ -29,6 +30,32 @@
 #include "sym/elf.h"
 #include "unwind_maps_source.h"
 #include "util/xmalloc.h"
+
+/*
+ * The file a process maps at e, opened for reading through
+ * src/proc_root.c as the symbols open theirs: the mapped inode by
+ * /proc/PID/map_files, else by its path inside the process's root, and
+ * then only if the path still names the inode mapped.  A path the maps
+ * call deleted names some other file, or none: it is not looked at.
+ * Never a plain open() of a path the process controls: a FIFO put there
+ * blocked the whole daemon, a link to a file only root may read had it
+ * opened.  -1 when the file cannot be had that way.
+ */
+int
+unwind_maps_source_open(pid_t pid, const struct procmaps_entry *e,
+    struct stat *sb)
+{
+	int	 fd;
+
+	fd = proc_root_open_map(pid, e->start, e->end, sb);
+	if (fd == -1 && !e->deleted)
+		fd = proc_root_open_ino(pid, e->path, e->inode, sb);
+	if (fd != -1 && (uint64_t)sb->st_ino != e->inode) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 uint8_t *
 unwind_maps_source_vdso(pid_t pid, const struct procmaps_entry *e,

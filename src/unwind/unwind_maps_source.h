@@ -15,6 +15,8 @@ struct procmaps_entry;
  * the file mapped (src/unwind/unwind_maps.c): the vDSO's image, and the debug
  * file of a file that has neither .eh_frame nor .debug_frame.
  */
+int		 unwind_maps_source_open(pid_t,
+		    const struct procmaps_entry *, struct stat *);
 uint8_t		*unwind_maps_source_vdso(pid_t,
 		    const struct procmaps_entry *, size_t *);
 int		 unwind_maps_source_debug(struct elf_file *, pid_t,

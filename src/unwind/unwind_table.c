@@ -120,6 +120,28 @@ unwind_table_pc_end(const struct unwind_table *t)
 	return t->pc_end;
 }
 
+/*
+ * What a file's CFI may take in memory: no more than the file holds on
+ * disk, twice its blocks for file systems that compress (a sparse file
+ * of 1 GB on 8 KiB of disk claims sections it does not have, read back
+ * as zeros: eight of them took the daemon from 31 MB to 1.41 GB), nor
+ * than its size, nor than lim already says.
+ */
+void
+unwind_table_limits_file(struct unwind_table_limits *lim,
+    const struct stat *sb)
+{
+	uint64_t	 real;
+
+	real = (uint64_t)(sb->st_blocks > 0 ? sb->st_blocks : 0) * 512 * 2;
+	if (sb->st_size >= 0 && real > (uint64_t)sb->st_size)
+		real = sb->st_size;
+	if (real == 0)
+		real = 1;	/* 0 would be no limit */
+	if (lim->max_input == 0 || lim->max_input > real)
+		lim->max_input = real;
+}
+
 size_t
 unwind_table_bytes(const struct unwind_table *t)
 {

@@ -66,6 +66,8 @@ struct unwind_table_stats {
 	size_t		 errors[UNWIND_TABLE_ERR_MAX];
 	size_t		 error_total;
 	int		 too_big;	/* over a limit: no table */
+	int		 over_input;	/* of them, CFI over max_input: not
+					   even read */
 };
 
 /* What identifies a file's contents: its build id, else its inode. */
@@ -85,6 +87,9 @@ struct unwind_table_key {
 	int64_t		 mtime_nsec;
 };
 
+/* lim bounded by what a file of that stat holds on disk. */
+void		 unwind_table_limits_file(struct unwind_table_limits *,
+		    const struct stat *);
 struct unwind_table_builder *unwind_table_builder_create(struct elf_file *,
 		    struct elf_file *, const struct unwind_table_limits *);
 struct unwind_table_builder *unwind_table_builder_create_mem(const void *,
@@ -94,6 +99,9 @@ int		 unwind_table_builder_step(struct unwind_table_builder *,
 struct unwind_table *unwind_table_builder_finish(
 		    struct unwind_table_builder *, struct unwind_table_stats *);
 void		 unwind_table_builder_free(struct unwind_table_builder *);
+/* The memory a builder holds now. */
+size_t		 unwind_table_builder_bytes(
+		    const struct unwind_table_builder *);
 
 struct unwind_table *unwind_table_load(struct elf_file *, struct elf_file *,
 		    const struct unwind_table_limits *,

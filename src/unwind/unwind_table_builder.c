@@ -123,7 +123,12 @@ unwind_table_builder_create(struct elf_file *ef, struct elf_file *debug,
 
 	if (elf_section_find(ef, ".eh_frame", &sc) == 0 &&
 	    sc.type != SHT_NOBITS && sc.size > 0) {
-		if (sc.size > b->lim.max_input)
+		/* The two together: each is read whole. */
+		if (elf_section_find(ef, ".eh_frame_hdr", &hs) == -1 ||
+		    hs.type == SHT_NOBITS || hs.size < 4)
+			hs.size = 0;
+		if (sc.size > b->lim.max_input ||
+		    hs.size > b->lim.max_input - sc.size)
 			too_big = 1;
 		else if ((b->cfi = elf_section_data(ef, &sc,
 		    b->lim.max_input)) == NULL)
@@ -133,9 +138,7 @@ unwind_table_builder_create(struct elf_file *ef, struct elf_file *debug,
 		b->sec.vaddr = sc.addr;
 		b->sec.is_eh = 1;
 		b->st.source = ".eh_frame";
-		if (elf_section_find(ef, ".eh_frame_hdr", &hs) == 0 &&
-		    hs.type != SHT_NOBITS && hs.size >= 4 &&
-		    hs.size <= b->lim.max_input &&
+		if (!too_big && hs.size > 0 &&
 		    (b->hdr = elf_section_data(ef, &hs,
 		    b->lim.max_input)) != NULL) {
 			b->hdr_size = hs.size;
@@ -155,7 +158,7 @@ unwind_table_builder_create(struct elf_file *ef, struct elf_file *debug,
 		goto fail;
 	b->work_max = 4 * (uint64_t)b->sec.size + (1 << 20);
 	if (too_big) {
-		b->st.too_big = 1;
+		b->st.too_big = b->st.over_input = 1;
 		b->failed = 1;
 	}
 	return b;
@@ -189,6 +192,16 @@ unwind_table_builder_free(struct unwind_table_builder *b)
 	free(b->fdes);
 	free(b->rows);
 	free(b);
+}
+
+size_t
+unwind_table_builder_bytes(const struct unwind_table_builder *b)
+{
+	if (b == NULL)
+		return 0;
+	return sizeof(*b) + (b->cfi != NULL ? b->sec.size : 0) +
+	    b->hdr_size + b->fdes_size * sizeof(*b->fdes) +
+	    b->rows_size * sizeof(*b->rows);
 }
 
 /*
