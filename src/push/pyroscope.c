@@ -352,8 +352,9 @@ static void
 pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
     int spooled, const struct pyroscope_http_result *res)
 {
-	char	*why;
-	double	 d;
+	char		*why;
+	double		 d;
+	uint64_t	 seq = r->seq;
 
 	py->st.requests_retry++;
 	if (res->error)
@@ -365,8 +366,12 @@ pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
 		    res->location != NULL ? res->location : "");
 	else
 		xasprintf(&why, "HTTP %ld: %s", res->status, res->message);
-	/* It and everything behind it wait on disk from now on. */
+	/*
+	 * It and everything behind it wait on disk from now on.  r is the
+	 * spool's or the queue's then, perhaps freed: not read again.
+	 */
 	pyroscope_keep(py, r, spooled);
+	r = NULL;
 	pyroscope_spool_queue(py);
 	if (py->flushing) {
 		if (!py->flush_stop)
@@ -377,7 +382,7 @@ pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
 	}
 	/* Others of the same burst fail too: one backoff for them all. */
 	if (py->backoff) {
-		log_debug("pyroscope: request %" PRIu64 ": %s", r->seq, why);
+		log_debug("pyroscope: request %" PRIu64 ": %s", seq, why);
 		free(why);
 		return;
 	}
