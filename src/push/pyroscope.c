@@ -47,6 +47,7 @@
 #include "util/xmalloc.h"
 
 #define PYROSCOPE_RETRY_AFTER_MAX 3600	/* seconds honoured */
+#define PYROSCOPE_BODY_SLACK	(1 << 20)	/* labels, framing */
 
 struct pyroscope {
 	struct ev_loop		*loop;
@@ -88,6 +89,21 @@ pyroscope_is_enabled(const struct pyroscope *py)
 
 /* Queue and spool ------------------------------------------------------- */
 
+/*
+ * The largest body the sink makes: a profile trimmed to max_profile_bytes
+ * (uncompressed; gzip adds little to what it cannot compress) and its
+ * series' labels.  A spooled request above it was not ours: not read.
+ */
+static void
+pyroscope_spool_limit(struct pyroscope *py)
+{
+	size_t	 m = py->pc->max_profile_bytes;
+
+	spool_set_max(py->spool, py->pc->spool_max);
+	spool_set_body_max(py->spool, m == 0 ? UINT64_MAX :
+	    (uint64_t)m + m / 64 + PYROSCOPE_BODY_SLACK);
+}
+
 static void
 pyroscope_spool_open(struct pyroscope *py)
 {
@@ -105,6 +121,7 @@ pyroscope_spool_open(struct pyroscope *py)
 		    "only");
 		return;
 	}
+	pyroscope_spool_limit(py);
 	if (spool_last_seq(py->spool) >= py->next_seq)
 		py->next_seq = spool_last_seq(py->spool) + 1;
 }
@@ -586,7 +603,7 @@ pyroscope_configure(struct pyroscope *py, const struct config *conf)
 	}
 	pyroscope_spool_open(py);
 	if (py->spool != NULL)
-		spool_set_max(py->spool, pc->spool_max);
+		pyroscope_spool_limit(py);
 	pyroscope_queue_limit(py);
 	if (!was_on)
 		log_info("pyroscope: pushing to %s (%s)", pc->url,
