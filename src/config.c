@@ -318,6 +318,13 @@ config_handler(void *arg, const char *section, const char *name,
 			config_error(p, section, name, "%s", msg);
 		return 1;
 	}
+	if (strcmp(section, "pyroscope") == 0 &&
+	    strncmp(name, "header_file.", 12) == 0) {
+		msg = pyroscope_secret_header_add(p->conf, name + 12, value);
+		if (msg != NULL)
+			config_error(p, section, name, "%s: %s", value, msg);
+		return 1;
+	}
 	if ((k = config_key_lookup(section, name, &idx)) == NULL) {
 		config_error(p, section, name, "unknown key");
 		return 1;
@@ -432,6 +439,7 @@ config_free(struct config *conf)
 	}
 	target_conf_free(conf);
 	pyroscope_conf_labels_free(conf);
+	pyroscope_secret_headers_free(conf);
 	free(conf->path);
 	free(conf);
 }
@@ -494,10 +502,12 @@ config_dump(const struct config *conf, FILE *f)
 		config_value(k, conf, buf, sizeof(buf));
 		fprintf(f, "%s = %s\t; %s, %s\n", k->name, buf, k->help,
 		    k->reload == CONFIG_LIVE ? "live" : "restart");
-		if (config_key_at(i + 1) == NULL ||
-		    strcmp(config_key_at(i + 1)->section, k->section) != 0)
-			if (strcmp(k->section, "pyroscope") == 0)
-				pyroscope_conf_labels_dump(conf, f);
+		if ((config_key_at(i + 1) == NULL ||
+		    strcmp(config_key_at(i + 1)->section, k->section) != 0) &&
+		    strcmp(k->section, "pyroscope") == 0) {
+			pyroscope_conf_labels_dump(conf, f);
+			pyroscope_secret_headers_dump(conf, f);
+		}
 	}
 	target_conf_dump(conf, f);
 }

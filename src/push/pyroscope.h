@@ -80,5 +80,16 @@ const char	*pyroscope_conf_label_add(struct config *, const char *,
 		    const char *);
 void		 pyroscope_conf_labels_free(struct config *);
 void		 pyroscope_conf_labels_dump(const struct config *, FILE *);
+/*
+ * [pyroscope] header_file.NAME = path: header NAME, its value the first
+ * line of the file; the same for config.c (pyroscope_secret.c).  The
+ * file must be readable now: NULL or why not.
+ */
+const char	*pyroscope_secret_header_add(struct config *, const char *,
+		    const char *);
+void		 pyroscope_secret_headers_free(struct config *);
+void		 pyroscope_secret_headers_dump(const struct config *, FILE *);
+/* The key check of a secret's file: NULL, or why it cannot be read. */
+const char	*pyroscope_secret_file_check(const char *);
 
 #endif
