@@ -15,7 +15,11 @@ daemon test runs whatever ebpfspyd is first on PATH, sanitized or not.'
 . "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-pyroscope.sh"
 
-test_lazy_prereq VALGRIND 'valgrind --version'
+# Not with a sanitized build: ASan and valgrind exclude each other.
+test_lazy_prereq VALGRIND '
+	valgrind --version &&
+	! ldd "$(command -v pyroscope_driver)" | grep -q libasan
+'
 
 # Freed chunks filled with 0xa5 and not cached per thread: a request
 # read after free has seq 0xa5a5a5a5a5a5a5a5.  ASan ignores both.
