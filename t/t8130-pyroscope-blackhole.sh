@@ -38,6 +38,10 @@ check_named () {
 	! grep -E "AddressSanitizer|Invalid (read|write)|uninitialised" "$1"
 }
 
+spooled () {
+	ls spool 2>/dev/null | grep -c "\.req\$"
+}
+
 write_conf () {
 	{
 		cat
@@ -49,7 +53,8 @@ write_conf () {
 }
 
 test_expect_success PYTHON3 'start a server that never answers' '
-	mock_start --delay 3600
+	mock_start &&
+	mock_ctl "delay 3600"
 '
 
 test_expect_success PYTHON3 'bursts of timeouts: no request read once kept' '
@@ -68,7 +73,9 @@ test_expect_success PYTHON3,VALGRIND 'the same under valgrind' '
 	check_named driver.err
 '
 
-test_expect_success ROOT,BPF,PYTHON3 'the daemon: bursts of timeouts for 30 s' '
+# After the first burst the rounds wait in the spool and go one at a
+# time: the server answers for a while, so that a second burst comes.
+test_expect_success ROOT,BPF,PYTHON3 'the daemon: two bursts of timeouts' '
 	rm -rf spool &&
 	write_conf <<-\EOF &&
 	[daemon]
@@ -82,7 +89,12 @@ test_expect_success ROOT,BPF,PYTHON3 'the daemon: bursts of timeouts for 30 s' '
 	export MALLOC_PERTURB_ GLIBC_TUNABLES &&
 	daemon_start -v -c push.conf -o out &&
 	unset MALLOC_PERTURB_ GLIBC_TUNABLES &&
-	daemon_wait_log_count "pyroscope: request [0-9]+: " 10 40 &&
+	daemon_wait_log_count "pyroscope: request [0-9]+: " 2 40 &&
+	mock_ctl &&
+	daemon_wait_log "delivering again" 40 &&
+	wait_until "test \$(spooled) = 0" 40 &&
+	mock_ctl "delay 3600" &&
+	daemon_wait_log_count "pyroscope: request [0-9]+: " 4 40 &&
 	daemon_stop &&
 	check_named "$DAEMON_LOG"
 '
