@@ -38,10 +38,6 @@ check_named () {
 	! grep -E "AddressSanitizer|Invalid (read|write)|uninitialised" "$1"
 }
 
-spooled () {
-	ls spool 2>/dev/null | grep -c "\.req\$"
-}
-
 write_conf () {
 	{
 		cat
@@ -73,10 +69,11 @@ test_expect_success PYTHON3,VALGRIND 'the same under valgrind' '
 	check_named driver.err
 '
 
-# After the first burst the rounds wait in the spool and go one at a
-# time: the server answers for a while, so that a second burst comes.
-test_expect_success ROOT,BPF,PYTHON3 'the daemon: two bursts of timeouts' '
-	rm -rf spool &&
+# Only the first burst has requests side by side: after it the rounds
+# wait in the spool and are replayed one at a time (which may not catch
+# up under a slow, sanitized build).  So the daemon starts twice, each
+# time with an empty spool, for two bursts.
+test_expect_success ROOT,BPF,PYTHON3 'the daemon: a burst of timeouts, twice' '
 	write_conf <<-\EOF &&
 	[daemon]
 	collect_interval = 1
@@ -87,16 +84,14 @@ test_expect_success ROOT,BPF,PYTHON3 'the daemon: two bursts of timeouts' '
 	mkdir -p out &&
 	MALLOC_PERTURB_=165 GLIBC_TUNABLES=glibc.malloc.tcache_count=0 &&
 	export MALLOC_PERTURB_ GLIBC_TUNABLES &&
-	daemon_start -v -c push.conf -o out &&
-	unset MALLOC_PERTURB_ GLIBC_TUNABLES &&
-	daemon_wait_log_count "pyroscope: request [0-9]+: " 2 40 &&
-	mock_ctl &&
-	daemon_wait_log "delivering again" 40 &&
-	wait_until "test \$(spooled) = 0" 40 &&
-	mock_ctl "delay 3600" &&
-	daemon_wait_log_count "pyroscope: request [0-9]+: " 4 40 &&
-	daemon_stop &&
-	check_named "$DAEMON_LOG"
+	for run in 1 2; do
+		rm -rf spool &&
+		daemon_start -v -c push.conf -o out &&
+		daemon_wait_log_count "pyroscope: request [0-9]+: " 2 40 &&
+		daemon_stop &&
+		check_named "$DAEMON_LOG" || return 1
+	done &&
+	unset MALLOC_PERTURB_ GLIBC_TUNABLES
 '
 
 test_expect_success PYTHON3 'cleanup' '
