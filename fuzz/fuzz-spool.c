@@ -4,7 +4,8 @@
  * be refused or replayed, never crash the daemon.  The input is one file
  * of the spool, 0000000000000001.req.  Its first byte says what to fix
  * first, so that the fuzzer gets past the checks: bit 0 the sizes in
- * the header, bit 1 the checksum; bits 2-3 pick the size limit.
+ * the header, bit 1 the checksum; bits 2-3 pick the size limit, bits
+ * 4-5 the body limit (a request above it is dropped unread).
  */
 #include <sys/stat.h>
 
@@ -49,6 +50,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	static const uint64_t	 maxes[] = { 1 << 20, 100, 0, UINT64_MAX };
+	static const uint64_t	 bodies[] = { UINT64_MAX, 0, 16, 4096 };
 	struct spool_stats	 st;
 	struct spool		*sp;
 	uint8_t			*f;
@@ -92,6 +94,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	free(f);
 	if ((sp = spool_open(fuzz_spool, maxes[(how >> 2) & 3])) == NULL)
 		abort();
+	spool_set_body_max(sp, bodies[(how >> 4) & 3]);
 	while (spool_oldest(sp, &seq) == 0) {
 		if (spool_read(sp, seq, &target, &body, &blenz, &np, &t) == 0) {
 			if (strlen(target) == 0)

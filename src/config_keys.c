@@ -180,6 +180,7 @@ static const struct config_key *const config_key_tables[] = {
 /* Prefixed keys and sections of their own, in the order of the dump. */
 static const struct config_section *const config_section_tables[] = {
 	&pyroscope_conf_labels,
+	&pyroscope_conf_header_files,
 	&target_sections,
 };
 

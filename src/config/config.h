@@ -192,6 +192,10 @@ struct config {
 	char		**pyroscope_label_names;
 	char		**pyroscope_label_values;
 	size_t		 pyroscope_nlabels;
+	/* header_file.NAME = path lines (push/pyroscope_secret.c) */
+	char		**pyroscope_hfile_names;
+	char		**pyroscope_hfile_paths;
+	size_t		 pyroscope_nhfiles;
 
 	/* [targets] and the [target "name"] sections (src/proc/target.c) */
 	int		 targets_only;

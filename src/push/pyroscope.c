@@ -41,6 +41,7 @@
 #include "pyroscope.h"
 #include "pyroscope_conf.h"
 #include "pyroscope_http.h"
+#include "pyroscope_int.h"
 #include "pyroscope_req.h"
 #include "pyroscope_trim.h"
 #include "spool.h"
@@ -48,213 +49,12 @@
 
 #define PYROSCOPE_RETRY_AFTER_MAX 3600	/* seconds honoured */
 
-struct pyroscope {
-	struct ev_loop		*loop;
-	struct pyroscope_http	*http;
-	ev_timer		 retry_timer;
-	struct pyroscope_conf	*pc;
-	struct spool		*spool;
-	int			 spool_tried;
-	struct pyroscope_reqs	 queue;		/* not spooled, by seq */
-	size_t			 nqueue;
-	uint64_t		 queue_bytes;
-	uint64_t		 next_seq;
-	uint64_t		 last_round;	/* its first seq */
-
-	struct pyroscope_reqs	 inflight;
-	size_t			 ninflight;
-	int			 spooled_inflight;	/* one, alone */
-
-	int			 failures;	/* in a row */
-	int			 backoff;	/* retry_timer on */
-	int			 flushing;
-	int			 flush_stop;
-	long			 reject_status;	/* last said */
-	uint64_t		 reject_quiet;	/* not said since */
-	int			 queue_warned;
-	int			 expired_warned;	/* this outage */
-	int			 trim_warned;
-	struct pyroscope_stats	 st;
-	uint64_t		 dropped;	/* not the spool's */
-};
-
 static void	 pyroscope_kick(struct pyroscope *);
 
 int
 pyroscope_is_enabled(const struct pyroscope *py)
 {
 	return py->pc != NULL && py->pc->url != NULL;
-}
-
-/* Queue and spool ------------------------------------------------------- */
-
-static void
-pyroscope_spool_open(struct pyroscope *py)
-{
-	if (py->spool != NULL || py->spool_tried || py->pc == NULL)
-		return;
-	py->spool_tried = 1;
-	if (py->pc->spool_dir == NULL) {
-		log_warnx("pyroscope: no spool_dir: undelivered profiles "
-		    "wait in memory only");
-		return;
-	}
-	if ((py->spool = spool_open(py->pc->spool_dir, py->pc->spool_max)) ==
-	    NULL) {
-		log_warnx("pyroscope: undelivered profiles wait in memory "
-		    "only");
-		return;
-	}
-	if (spool_last_seq(py->spool) >= py->next_seq)
-		py->next_seq = spool_last_seq(py->spool) + 1;
-}
-
-static void
-pyroscope_drop(struct pyroscope *py, struct pyroscope_req *r, const char *why)
-{
-	py->dropped += r->nprofiles;
-	log_debug("pyroscope: request %" PRIu64 " dropped (%s): %" PRIu32
-	    " profiles", r->seq, why, r->nprofiles);
-	pyroscope_req_free(r);
-}
-
-/* What waits in memory stays within spool_max_bytes: drop the oldest. */
-static void
-pyroscope_queue_limit(struct pyroscope *py)
-{
-	struct pyroscope_req	*r;
-	uint64_t		 max = py->pc != NULL ? py->pc->spool_max : 0;
-
-	while ((r = TAILQ_FIRST(&py->queue)) != NULL &&
-	    py->queue_bytes > max) {
-		TAILQ_REMOVE(&py->queue, r, entry);
-		py->nqueue--;
-		py->queue_bytes -= r->len;
-		if (!py->queue_warned)
-			log_warnx("pyroscope: %" PRIu64 " bytes wait in "
-			    "memory: dropping the oldest requests",
-			    py->queue_bytes + r->len);
-		py->queue_warned = 1;
-		pyroscope_drop(py, r, "memory queue full");
-	}
-}
-
-/* Move the memory queue, in order, to the spool; what fails stays. */
-static void
-pyroscope_spool_queue(struct pyroscope *py)
-{
-	struct pyroscope_req	*r, *next;
-
-	/* Nothing to keep: do not make a spool directory for nothing. */
-	if (TAILQ_EMPTY(&py->queue))
-		return;
-	pyroscope_spool_open(py);
-	if (py->spool != NULL) {
-		for (r = TAILQ_FIRST(&py->queue); r != NULL; r = next) {
-			next = TAILQ_NEXT(r, entry);
-			if (spool_put(py->spool, r->seq, r->target, r->body,
-			    r->len, r->nprofiles, r->time) == -1)
-				continue;
-			TAILQ_REMOVE(&py->queue, r, entry);
-			py->nqueue--;
-			py->queue_bytes -= r->len;
-			pyroscope_req_free(r);
-		}
-	}
-	pyroscope_queue_limit(py);
-}
-
-/* Put a request back in the queue, in seq order (it failed, unspooled). */
-static void
-pyroscope_requeue(struct pyroscope *py, struct pyroscope_req *r)
-{
-	struct pyroscope_req	*q;
-
-	TAILQ_FOREACH(q, &py->queue, entry)
-		if (q->seq > r->seq)
-			break;
-	if (q != NULL)
-		TAILQ_INSERT_BEFORE(q, r, entry);
-	else
-		TAILQ_INSERT_TAIL(&py->queue, r, entry);
-	py->nqueue++;
-	py->queue_bytes += r->len;
-}
-
-/* Keep a request that was not delivered: in the spool, else in memory. */
-static void
-pyroscope_keep(struct pyroscope *py, struct pyroscope_req *r, int spooled)
-{
-	if (spooled) {
-		spool_hold(py->spool, 0);
-		pyroscope_req_free(r);
-		return;
-	}
-	pyroscope_spool_open(py);
-	if (py->spool != NULL && spool_put(py->spool, r->seq, r->target,
-	    r->body, r->len, r->nprofiles, r->time) == 0) {
-		pyroscope_req_free(r);
-		return;
-	}
-	pyroscope_requeue(py, r);
-}
-
-/* Is a request of r's series in flight? */
-static int
-pyroscope_is_inflight(struct pyroscope *py, const struct pyroscope_req *r)
-{
-	struct pyroscope_req	*f;
-
-	if (r->series == NULL)
-		return 0;
-	TAILQ_FOREACH(f, &py->inflight, entry)
-		if (f->series != NULL && strcmp(f->series, r->series) == 0)
-			return 1;
-	return 0;
-}
-
-/*
- * The oldest request waiting, wherever it is, whose series is not in
- * flight; NULL: none (or unreadable), or it is in the spool and must
- * wait for the wire to be free.
- */
-static struct pyroscope_req *
-pyroscope_next(struct pyroscope *py, int *spooled)
-{
-	struct pyroscope_req	*r, *head;
-	uint64_t		 seq, next;
-
-	for (;;) {
-		head = TAILQ_FIRST(&py->queue);
-		if (py->spool == NULL || spool_oldest(py->spool, &seq) == -1 ||
-		    (head != NULL && head->seq < seq)) {
-			if (py->spooled_inflight)
-				return NULL;
-			/* Of a series in flight: its turn comes after. */
-			while (head != NULL && pyroscope_is_inflight(py, head))
-				head = TAILQ_NEXT(head, entry);
-			if (head == NULL)
-				return NULL;
-			TAILQ_REMOVE(&py->queue, head, entry);
-			py->nqueue--;
-			py->queue_bytes -= head->len;
-			*spooled = 0;
-			return head;
-		}
-		if (py->ninflight > 0)
-			return NULL;
-		r = xcalloc(1, sizeof(*r));
-		r->seq = seq;
-		if (spool_read(py->spool, seq, &r->target, &r->body, &r->len,
-		    &r->nprofiles, &r->time) == 0) {
-			*spooled = 1;
-			return r;
-		}
-		pyroscope_req_free(r);
-		/* Removed as corrupt: try the next; still there: later. */
-		if (spool_oldest(py->spool, &next) == 0 && next == seq)
-			return NULL;
-	}
 }
 
 /* Sending ---------------------------------------------------------------- */
@@ -345,15 +145,16 @@ pyroscope_done_rejected(struct pyroscope *py, struct pyroscope_req *r,
 	py->failures = 0;
 	if (spooled)
 		spool_remove(py->spool, r->seq);
-	pyroscope_drop(py, r, "rejected");
+	pyroscope_queue_drop(py, r, "rejected");
 }
 
 static void
 pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
     int spooled, const struct pyroscope_http_result *res)
 {
-	char	*why;
-	double	 d;
+	char		*why;
+	double		 d;
+	uint64_t	 seq = r->seq;
 
 	py->st.requests_retry++;
 	if (res->error)
@@ -365,9 +166,13 @@ pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
 		    res->location != NULL ? res->location : "");
 	else
 		xasprintf(&why, "HTTP %ld: %s", res->status, res->message);
-	/* It and everything behind it wait on disk from now on. */
-	pyroscope_keep(py, r, spooled);
-	pyroscope_spool_queue(py);
+	/*
+	 * It and everything behind it wait on disk from now on.  r is the
+	 * spool's or the queue's then, perhaps freed: not read again.
+	 */
+	pyroscope_queue_keep(py, r, spooled);
+	r = NULL;
+	pyroscope_queue_spool(py);
 	if (py->flushing) {
 		if (!py->flush_stop)
 			log_warnx("pyroscope: %s: %s", py->pc->url, why);
@@ -377,7 +182,7 @@ pyroscope_done_retry(struct pyroscope *py, struct pyroscope_req *r,
 	}
 	/* Others of the same burst fail too: one backoff for them all. */
 	if (py->backoff) {
-		log_debug("pyroscope: request %" PRIu64 ": %s", r->seq, why);
+		log_debug("pyroscope: request %" PRIu64 ": %s", seq, why);
 		free(why);
 		return;
 	}
@@ -459,7 +264,7 @@ pyroscope_kick(struct pyroscope *py)
 
 	while (pyroscope_is_enabled(py) && !py->backoff && !py->flush_stop &&
 	    py->ninflight < py->pc->max_inflight) {
-		if ((r = pyroscope_next(py, &spooled)) == NULL) {
+		if ((r = pyroscope_queue_next(py, &spooled)) == NULL) {
 			if (py->ninflight == 0 && py->spool != NULL &&
 			    spool_oldest(py->spool, &(uint64_t){ 0 }) == 0) {
 				/* Unreadable for now: try again later. */
@@ -475,7 +280,7 @@ pyroscope_kick(struct pyroscope *py)
 		r->spooled = spooled;
 		if ((r->xfer = pyroscope_http_post(py->http, py->pc, r->target,
 		    r->body, r->len, r)) == NULL) {
-			pyroscope_keep(py, r, spooled);
+			pyroscope_queue_keep(py, r, spooled);
 			py->failures++;
 			pyroscope_retry_later(py, pyroscope_delay(py, 0));
 			return;
@@ -505,7 +310,7 @@ pyroscope_abort(struct pyroscope *py)
 		py->ninflight--;
 		pyroscope_http_abort(py->http, r->xfer);
 		r->xfer = NULL;
-		pyroscope_keep(py, r, r->spooled);
+		pyroscope_queue_keep(py, r, r->spooled);
 	}
 	py->spooled_inflight = 0;
 }
@@ -574,14 +379,14 @@ pyroscope_configure(struct pyroscope *py, const struct config *conf)
 			log_info("pyroscope: push off");
 		/* Nothing is lost: what waits goes to the spool. */
 		pyroscope_abort(py);
-		pyroscope_spool_queue(py);
+		pyroscope_queue_spool(py);
 		ev_timer_stop(py->loop, &py->retry_timer);
 		py->backoff = 0;
 		return 0;
 	}
-	pyroscope_spool_open(py);
+	pyroscope_queue_open_spool(py);
 	if (py->spool != NULL)
-		spool_set_max(py->spool, pc->spool_max);
+		pyroscope_queue_spool_limit(py);
 	pyroscope_queue_limit(py);
 	if (!was_on)
 		log_info("pyroscope: pushing to %s (%s)", pc->url,
@@ -690,7 +495,7 @@ pyroscope_round(struct pyroscope *py, const struct config *conf,
 	 * lowest seq goes first.
 	 */
 	if (py->backoff || lagging)
-		pyroscope_spool_queue(py);
+		pyroscope_queue_spool(py);
 	pyroscope_kick(py);
 }
 
@@ -719,7 +524,7 @@ pyroscope_flush(struct pyroscope *py)
 			    "flush_timeout", py->pc->url);
 	}
 	pyroscope_abort(py);
-	pyroscope_spool_queue(py);
+	pyroscope_queue_spool(py);
 	if (py->nqueue > 0)
 		log_warnx("pyroscope: %zu requests could not be spooled and "
 		    "are lost", py->nqueue);
@@ -727,7 +532,7 @@ pyroscope_flush(struct pyroscope *py)
 		TAILQ_REMOVE(&py->queue, r, entry);
 		py->nqueue--;
 		py->queue_bytes -= r->len;
-		pyroscope_drop(py, r, "not spooled at stop");
+		pyroscope_queue_drop(py, r, "not spooled at stop");
 	}
 	spool_stats(py->spool, &ss);
 	if (ss.files > 0)

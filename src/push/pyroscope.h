@@ -76,5 +76,16 @@ extern const struct config_key pyroscope_conf_keys[];
  * it): global labels, freed with the config, dumped with [pyroscope].
  */
 extern const struct config_section pyroscope_conf_labels;
+/*
+ * [pyroscope] header_file.NAME = path: header NAME, its value the first
+ * line of the file (pyroscope_secret.c); the file must be readable now.
+ */
+extern const struct config_section pyroscope_conf_header_files;
+const char	*pyroscope_secret_header_add(struct config *, const char *,
+		    const char *);
+void		 pyroscope_secret_headers_free(struct config *);
+void		 pyroscope_secret_headers_dump(const struct config *, FILE *);
+/* The key check of a secret's file: NULL, or why it cannot be read. */
+const char	*pyroscope_secret_file_check(const char *);
 
 #endif

@@ -21,14 +21,13 @@
 #include "pyroscope_conf.h"
 #include "util/xmalloc.h"
 
-#define PYROSCOPE_SECRET_MAX	8192	/* bytes of a password/token file */
 #define PYROSCOPE_GLOBALS_MAX	16	/* label.NAME lines */
 #define PYROSCOPE_LABEL_VALUE_MAX 1024	/* as pyroscope_req.c cuts them */
 #define PYROSCOPE_XSTR(x)	#x
 #define PYROSCOPE_STR(x)	PYROSCOPE_XSTR(x)
 
 /* RFC 9110 tchar: the characters of a header name. */
-static int
+int
 pyroscope_conf_is_tchar(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -36,7 +35,7 @@ pyroscope_conf_is_tchar(int c)
 	    strchr("!#$%&'*+-.^_`|~", c) != NULL);
 }
 
-static int
+int
 pyroscope_conf_is_text(const char *s)
 {
 	for (; *s != '\0'; s++)
@@ -45,7 +44,7 @@ pyroscope_conf_is_text(const char *s)
 	return 1;
 }
 
-static char *
+char *
 pyroscope_conf_trim(char *s)
 {
 	char	*e;
@@ -181,10 +180,12 @@ const struct config_key pyroscope_conf_keys[] = {
 	    CONFIG_LIVE, "HTTP basic auth password", NULL },
 	{ "pyroscope", "basic_auth_password_file", CONFIG_STRING,
 	    CONFIG_OFF(pyroscope_basic_auth_password_file), 0, 0, NULL, "",
-	    CONFIG_LIVE, "file holding the basic auth password", NULL },
+	    CONFIG_LIVE, "file holding the basic auth password",
+	    pyroscope_secret_file_check },
 	{ "pyroscope", "bearer_token_file", CONFIG_STRING,
 	    CONFIG_OFF(pyroscope_bearer_token_file), 0, 0, NULL, "",
-	    CONFIG_LIVE, "file holding a bearer token (empty: none)", NULL },
+	    CONFIG_LIVE, "file holding a bearer token (empty: none)",
+	    pyroscope_secret_file_check },
 	{ "pyroscope", "tenant_id", CONFIG_STRING,
 	    CONFIG_OFF(pyroscope_tenant_id), 0, 0, NULL, "", CONFIG_LIVE,
 	    "X-Scope-OrgID header (empty: none)", NULL },
@@ -321,62 +322,24 @@ const struct config_section pyroscope_conf_labels = {
 	pyroscope_conf_labels_dump, pyroscope_conf_labels_free
 };
 
-/*
- * The first line of a small file, trailing blanks removed.  Returns
- * NULL, after logging unless quiet, if it cannot be read or holds
- * control characters.
- */
-static char *
-pyroscope_conf_secret(const char *path, int quiet)
+/* header_file.NAME = path (pyroscope_secret.c): "path: why" on error. */
+static const char *
+pyroscope_conf_header_file_set(struct config *conf, const char *name,
+    const char *value, int line, char *buf, size_t len)
 {
-	char	 buf[PYROSCOPE_SECRET_MAX + 1], *s, *e;
-	ssize_t	 r;
-	size_t	 got = 0;
-	int	 fd;
+	const char	*msg;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
-		if (!quiet)
-			log_warn("pyroscope: open %s", path);
+	if ((msg = pyroscope_secret_header_add(conf, name, value)) == NULL)
 		return NULL;
-	}
-	while (got < sizeof(buf) - 1) {
-		r = read(fd, buf + got, sizeof(buf) - 1 - got);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1) {
-			if (!quiet)
-				log_warn("pyroscope: read %s", path);
-			close(fd);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		got += r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	if (memchr(buf, '\0', got) != NULL) {
-		if (!quiet)
-			log_warnx("pyroscope: %s: binary data", path);
-		return NULL;
-	}
-	if ((e = strchr(buf, '\n')) != NULL)
-		*e = '\0';
-	if ((e = strchr(buf, '\r')) != NULL && e[1] == '\0')
-		*e = '\0';
-	s = pyroscope_conf_trim(buf);
-	if (!pyroscope_conf_is_text(s)) {
-		if (!quiet)
-			log_warnx("pyroscope: %s: control character", path);
-		return NULL;
-	}
-	if (*s == '\0') {
-		if (!quiet)
-			log_warnx("pyroscope: %s: empty", path);
-		return NULL;
-	}
-	return xstrdup(s);
+	snprintf(buf, len, "%s: %s", value, msg);
+	return buf;
 }
+
+const struct config_section pyroscope_conf_header_files = {
+	"pyroscope", "header_file.", NULL, NULL,
+	pyroscope_conf_header_file_set, pyroscope_secret_headers_dump,
+	pyroscope_secret_headers_free
+};
 
 static char *
 pyroscope_conf_str(const char *s)
@@ -393,14 +356,18 @@ pyroscope_conf_free(struct pyroscope_conf *pc)
 		return;
 	free(pc->url);
 	free(pc->user);
-	if (pc->password != NULL)
-		explicit_bzero(pc->password, strlen(pc->password));
-	free(pc->password);
+	pyroscope_secret_free(pc->password);
 	free(pc->password_file);
 	free(pc->bearer_file);
-	if (pc->bearer != NULL)
-		explicit_bzero(pc->bearer, strlen(pc->bearer));
-	free(pc->bearer);
+	pyroscope_secret_free(pc->bearer);
+	for (i = 0; i < pc->nhfiles; i++) {
+		free(pc->hfile_names[i]);
+		free(pc->hfile_paths[i]);
+		pyroscope_secret_free(pc->hfile_lines[i]);
+	}
+	free(pc->hfile_names);
+	free(pc->hfile_paths);
+	free(pc->hfile_lines);
 	free(pc->tenant);
 	for (i = 0; i < pc->nheaders; i++)
 		free(pc->headers[i]);
@@ -416,6 +383,56 @@ pyroscope_conf_free(struct pyroscope_conf *pc)
 	free(pc->labels.names);
 	free(pc->labels.values);
 	free(pc);
+}
+
+/* A secret's file, read now; NULL (logged, not its content) if it fails. */
+static char *
+pyroscope_conf_secret(const char *path)
+{
+	const char	*why;
+	char		*s;
+
+	if ((s = pyroscope_secret_read(path, &why)) == NULL)
+		log_warnx("pyroscope: %s: %s", path, why);
+	return s;
+}
+
+/* Header i of the files, "Name: value"; NULL (logged) if unreadable. */
+static char *
+pyroscope_conf_hline(const struct pyroscope_conf *pc, size_t i)
+{
+	char	*s, *line;
+
+	if ((s = pyroscope_conf_secret(pc->hfile_paths[i])) == NULL)
+		return NULL;
+	xasprintf(&line, "%s: %s", pc->hfile_names[i], s);
+	pyroscope_secret_free(s);
+	return line;
+}
+
+/* header_file.NAME: a header of headers set twice is a mistake. */
+static int
+pyroscope_conf_hfiles(struct pyroscope_conf *pc, const struct config *conf)
+{
+	size_t	 i, j, len;
+
+	pc->nhfiles = conf->pyroscope_nhfiles;
+	pc->hfile_names = xcalloc(pc->nhfiles + 1, sizeof(char *));
+	pc->hfile_paths = xcalloc(pc->nhfiles + 1, sizeof(char *));
+	pc->hfile_lines = xcalloc(pc->nhfiles + 1, sizeof(char *));
+	for (i = 0; i < pc->nhfiles; i++) {
+		pc->hfile_names[i] = xstrdup(conf->pyroscope_hfile_names[i]);
+		pc->hfile_paths[i] = xstrdup(conf->pyroscope_hfile_paths[i]);
+		len = strlen(pc->hfile_names[i]);
+		for (j = 0; j < pc->nheaders; j++)
+			if (strncasecmp(pc->headers[j], pc->hfile_names[i],
+			    len) == 0 && pc->headers[j][len] == ':') {
+				log_warnx("pyroscope: header %s is in headers "
+				    "and header_file", pc->hfile_names[i]);
+				return -1;
+			}
+	}
+	return 0;
 }
 
 struct pyroscope_conf *
@@ -494,47 +511,65 @@ pyroscope_conf_create(const struct config *conf)
 		pc->labels.names[i] = xstrdup(conf->pyroscope_label_names[i]);
 		pc->labels.values[i] = xstrdup(conf->pyroscope_label_values[i]);
 	}
+	if (pyroscope_conf_hfiles(pc, conf) == -1)
+		goto bad;
 	/* Only a sink that is on needs its secrets now. */
 	if (pc->url != NULL && pc->password_file != NULL &&
-	    (pc->password = pyroscope_conf_secret(pc->password_file, 0)) ==
-	    NULL)
+	    (pc->password = pyroscope_conf_secret(pc->password_file)) == NULL)
 		goto bad;
 	if (pc->url != NULL && pc->bearer_file != NULL &&
-	    (pc->bearer = pyroscope_conf_secret(pc->bearer_file, 0)) == NULL)
+	    (pc->bearer = pyroscope_conf_secret(pc->bearer_file)) == NULL)
 		goto bad;
+	for (i = 0; pc->url != NULL && i < pc->nhfiles; i++)
+		if ((pc->hfile_lines[i] = pyroscope_conf_hline(pc, i)) == NULL)
+			goto bad;
 	return pc;
 bad:
 	pyroscope_conf_free(pc);
 	return NULL;
 }
 
+/*
+ * A secret read again (name: a header's, "Name: value"), or NULL.  Said
+ * once until the files are good again; the last good one stays.
+ */
 static void
 pyroscope_conf_replace(struct pyroscope_conf *pc, char **old,
-    const char *path)
+    const char *path, const char *name, int quiet)
 {
-	char	*s;
+	const char	*why;
+	char		*s, *line;
 
-	/* Said once until the file is good again; the last good one stays. */
-	if ((s = pyroscope_conf_secret(path, pc->secret_failed)) == NULL) {
-		if (!pc->secret_failed)
-			log_warnx("pyroscope: keeping the secret last read "
-			    "from %s", path);
+	if ((s = pyroscope_secret_read(path, &why)) == NULL) {
+		if (!quiet)
+			log_warnx("pyroscope: %s: %s; keeping the secret last "
+			    "read from it", path, why);
 		pc->secret_failed = 1;
 		return;
 	}
-	pc->secret_failed = 0;
-	if (*old != NULL) {
-		explicit_bzero(*old, strlen(*old));
-		free(*old);
+	if (name != NULL) {
+		xasprintf(&line, "%s: %s", name, s);
+		pyroscope_secret_free(s);
+		s = line;
 	}
+	pyroscope_secret_free(*old);
 	*old = s;
 }
 
 void
 pyroscope_conf_refresh(struct pyroscope_conf *pc)
 {
+	int	 quiet = pc->secret_failed;
+	size_t	 i;
+
+	pc->secret_failed = 0;
 	if (pc->password_file != NULL)
-		pyroscope_conf_replace(pc, &pc->password, pc->password_file);
+		pyroscope_conf_replace(pc, &pc->password, pc->password_file,
+		    NULL, quiet);
 	if (pc->bearer_file != NULL)
-		pyroscope_conf_replace(pc, &pc->bearer, pc->bearer_file);
+		pyroscope_conf_replace(pc, &pc->bearer, pc->bearer_file, NULL,
+		    quiet);
+	for (i = 0; i < pc->nhfiles; i++)
+		pyroscope_conf_replace(pc, &pc->hfile_lines[i],
+		    pc->hfile_paths[i], pc->hfile_names[i], quiet);
 }

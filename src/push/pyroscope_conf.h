@@ -40,6 +40,10 @@ struct pyroscope_conf {
 	size_t		 max_profile_bytes;	/* uncompressed; 0: none */
 	size_t		 max_profile_samples;	/* 0: no limit */
 	struct pyroscope_globals labels;	/* label.NAME = VALUE */
+	char		**hfile_names;	/* header_file.NAME = path */
+	char		**hfile_paths;
+	char		**hfile_lines;	/* "Name: value", as last read */
+	size_t		 nhfiles;
 	int		 secret_failed;	/* said that a file cannot be read */
 };
 
@@ -47,8 +51,9 @@ struct pyroscope_conf {
 struct pyroscope_conf *pyroscope_conf_create(const struct config *);
 void		 pyroscope_conf_free(struct pyroscope_conf *);
 /*
- * Re-read the secrets of the files (password, bearer token), so that a
- * rotated one is used; on failure (logged once) keep the last good.
+ * Re-read the secrets of the files (password, bearer token, headers), so
+ * that a rotated one is used; on failure (logged once) keep the last
+ * good.
  */
 void		 pyroscope_conf_refresh(struct pyroscope_conf *);
 /*
@@ -57,5 +62,16 @@ void		 pyroscope_conf_refresh(struct pyroscope_conf *);
  */
 int		 pyroscope_conf_headers(const char *, char ***, size_t *,
 		    const char **);
+int		 pyroscope_conf_is_tchar(int);
+int		 pyroscope_conf_is_text(const char *);
+char		*pyroscope_conf_trim(char *);
+
+/*
+ * The first line of a secret's file, blanks trimmed; NULL and why (a
+ * static string) if it cannot be read, is empty or holds control
+ * characters.  Free it with pyroscope_secret_free(), which zeroes it.
+ */
+char		*pyroscope_secret_read(const char *, const char **);
+void		 pyroscope_secret_free(char *);
 
 #endif

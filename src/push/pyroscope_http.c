@@ -364,6 +364,9 @@ pyroscope_http_post(struct pyroscope_http *hh,
 	}
 	for (i = 0; i < pc->nheaders; i++)
 		pyroscope_http_header(h, "", pc->headers[i]);
+	for (i = 0; i < pc->nhfiles; i++)
+		if (pc->hfile_lines[i] != NULL)
+			pyroscope_http_header(h, "", pc->hfile_lines[i]);
 	PYROSCOPE_SETOPT(e, CURLOPT_HTTPHEADER, h->headers);
 
 	h->errbuf[0] = '\0';

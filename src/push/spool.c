@@ -5,17 +5,13 @@
  * what is in it is read back as untrusted input: names are parsed
  * strictly, sizes are checked against the file's and every body against
  * its checksum, and files are opened relative to the directory without
- * following links.
- *
- * File "<16 hex digits>.req":
- *	0	"EBSPOOL2" ("EBSPOOL1": the same, time zero)
- *	8	target length (uint32, little endian)
- *	12	profiles in the request (uint32)
- *	16	body length (uint64)
- *	24	crc32 of target and body (uint32)
- *	28	the profiles' time, seconds since the epoch; 0: unknown
- *		(uint32)
- *	32	target, then body
+ * following links.  Whatever else bears one of our names -- a link, a
+ * directory, a FIFO -- is removed without being followed or opened (a
+ * directory that is not empty is moved out of the way, never walked);
+ * a name beyond SPOOL_SEQ_MAX is ignored, so that a planted
+ * ffffffffffffffff.req cannot wrap the sequence; a request above the
+ * body limit is dropped before anything is allocated for it.  The
+ * files' format is spool_file.c's.
  */
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -34,14 +30,10 @@
 #include "util/lockfile.h"
 #include "util/log.h"
 #include "spool.h"
+#include "spool_file.h"
 #include "util/xmalloc.h"
 
-#define SPOOL_MAGIC		"EBSPOOL2"
-#define SPOOL_MAGIC_V1		"EBSPOOL1"	/* read, never written */
-#define SPOOL_HDR		32
-#define SPOOL_TARGET_MAX	(256 * 1024)
-#define SPOOL_BODY_MAX		(1ULL << 30)
-#define SPOOL_NAME_LEN		20	/* 16 hex digits + ".req" */
+#define SPOOL_SEQ_MAX		(1ULL << 48)	/* 9 years at 1e6 a second */
 #define SPOOL_LOCK		".lock"
 
 struct spool_ent {
@@ -55,6 +47,7 @@ struct spool {
 	int			 dfd;
 	int			 lfd;		/* SPOOL_LOCK, flock()ed */
 	uint64_t		 max;
+	uint64_t		 body_max;
 	uint64_t		 held;
 	struct spool_ent	*v;
 	size_t			 n, cap;
@@ -64,99 +57,6 @@ struct spool {
 	uint64_t		 corrupt;
 	int			 warned;	/* said it drops, this outage */
 };
-
-static void
-spool_le32(unsigned char *p, uint32_t v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
-
-static uint32_t
-spool_get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
-}
-
-static uint64_t
-spool_get64(const unsigned char *p)
-{
-	return (uint64_t)spool_get32(p) | (uint64_t)spool_get32(p + 4) << 32;
-}
-
-static void
-spool_name(char *buf, size_t len, uint64_t seq, int tmp)
-{
-	if (tmp)
-		snprintf(buf, len, ".%016" PRIx64 ".tmp", seq);
-	else
-		snprintf(buf, len, "%016" PRIx64 ".req", seq);
-}
-
-/* "<16 lowercase hex digits>.req" -> seq; anything else is not ours. */
-static int
-spool_parse_name(const char *name, uint64_t *seq)
-{
-	uint64_t	 v = 0;
-	int		 i, c;
-
-	if (strlen(name) != SPOOL_NAME_LEN || strcmp(name + 16, ".req") != 0)
-		return -1;
-	for (i = 0; i < 16; i++) {
-		c = (unsigned char)name[i];
-		if (c >= '0' && c <= '9')
-			v = v << 4 | (c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v << 4 | (c - 'a' + 10);
-		else
-			return -1;
-	}
-	*seq = v;
-	return 0;
-}
-
-/* Check a header against the size of its file; 0 if it is sound. */
-static int
-spool_check_header(const unsigned char *h, uint64_t size, uint32_t *tlen,
-    uint64_t *blen)
-{
-	if (memcmp(h, SPOOL_MAGIC, 8) != 0 &&
-	    (memcmp(h, SPOOL_MAGIC_V1, 8) != 0 || spool_get32(h + 28) != 0))
-		return -1;
-	*tlen = spool_get32(h + 8);
-	*blen = spool_get64(h + 16);
-	if (*tlen == 0 || *tlen > SPOOL_TARGET_MAX || *blen > SPOOL_BODY_MAX)
-		return -1;
-	if (size != SPOOL_HDR + (uint64_t)*tlen + *blen)
-		return -1;
-	return 0;
-}
-
-static int
-spool_mkdirs(const char *path)
-{
-	char	*p, *s;
-	int	 rc = 0;
-
-	p = xstrdup(path);
-	for (s = p + 1; *s != '\0'; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0750) == -1 && errno != EEXIST) {
-			rc = -1;
-			break;
-		}
-		*s = '/';
-	}
-	if (rc == 0 && mkdir(p, 0700) == -1 && errno != EEXIST)
-		rc = -1;
-	free(p);
-	return rc;
-}
 
 static size_t
 spool_find(const struct spool *sp, uint64_t seq)
@@ -189,14 +89,40 @@ spool_insert(struct spool *sp, const struct spool_ent *e)
 	sp->bytes += e->size;
 }
 
+/*
+ * Remove an entry of the directory, whatever it is, without following
+ * it: a link goes, not what it points to.  A directory that is not
+ * empty is renamed out of our names (".bad.<name>"), never walked.
+ * 0 when the name is free.
+ */
+static int
+spool_discard(struct spool *sp, const char *name)
+{
+	char	 bad[64];
+
+	if (unlinkat(sp->dfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno == EISDIR) {
+		if (unlinkat(sp->dfd, name, AT_REMOVEDIR) == 0)
+			return 0;
+		snprintf(bad, sizeof(bad), ".bad.%s", name);
+		if (renameat(sp->dfd, name, sp->dfd, bad) == 0) {
+			log_warnx("spool: %s/%s: a directory; moved to %s",
+			    sp->dir, name, bad);
+			return 0;
+		}
+	}
+	log_warn("spool: remove %s/%s", sp->dir, name);
+	return -1;
+}
+
 static void
 spool_unlink_at(struct spool *sp, size_t i)
 {
 	char	 name[32];
 
-	spool_name(name, sizeof(name), sp->v[i].seq, 0);
-	if (unlinkat(sp->dfd, name, 0) == -1 && errno != ENOENT)
-		log_warn("spool: remove %s/%s", sp->dir, name);
+	spool_file_name(name, sizeof(name), sp->v[i].seq, 0);
+	(void)spool_discard(sp, name);
 	sp->bytes -= sp->v[i].size;
 	memmove(&sp->v[i], &sp->v[i + 1], (sp->n - i - 1) * sizeof(*sp->v));
 	sp->n--;
@@ -294,36 +220,47 @@ spool_scan(struct spool *sp)
 		if (de->d_name[0] == '.' && strlen(de->d_name) == 21 &&
 		    strcmp(de->d_name + 17, ".tmp") == 0) {
 			/* Half written when the daemon stopped. */
-			if (unlinkat(sp->dfd, de->d_name, 0) == 0)
+			if (spool_discard(sp, de->d_name) == 0)
 				log_info("spool: removed partial %s/%s",
 				    sp->dir, de->d_name);
 			continue;
 		}
-		if (spool_parse_name(de->d_name, &seq) == -1 || seq == 0)
+		if (spool_file_parse_name(de->d_name, &seq) == -1 || seq == 0)
 			continue;
-		fd = openat(sp->dfd, de->d_name,
-		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-		if (fd == -1) {
+		if (seq > SPOOL_SEQ_MAX) {
+			log_warnx("spool: %s/%s: not a sequence number of "
+			    "ours; ignored", sp->dir, de->d_name);
+			continue;
+		}
+		/* Looked at, not opened: a FIFO or a link is no request. */
+		if (fstatat(sp->dfd, de->d_name, &sb,
+		    AT_SYMLINK_NOFOLLOW) == -1) {
+			log_warn("spool: stat %s/%s", sp->dir, de->d_name);
+			continue;
+		}
+		fd = -1;
+		if (S_ISREG(sb.st_mode) && (fd = openat(sp->dfd, de->d_name,
+		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)) == -1 &&
+		    errno != ELOOP) {
 			log_warn("spool: open %s/%s", sp->dir, de->d_name);
 			continue;
 		}
-		if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+		if (fd == -1 || fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
 		    (uint64_t)sb.st_size < SPOOL_HDR ||
 		    (r = pread(fd, h, sizeof(h), 0)) != (ssize_t)sizeof(h) ||
-		    spool_check_header(h, sb.st_size, &tlen, &blen) == -1) {
-			close(fd);
+		    spool_file_check_header(h, sb.st_size, &tlen, &blen) == -1) {
+			if (fd != -1)
+				close(fd);
 			log_warnx("spool: %s/%s: not a spooled request; "
 			    "removed", sp->dir, de->d_name);
 			sp->corrupt++;
-			if (unlinkat(sp->dfd, de->d_name, 0) == -1)
-				log_warn("spool: remove %s/%s", sp->dir,
-				    de->d_name);
+			(void)spool_discard(sp, de->d_name);
 			continue;
 		}
 		close(fd);
 		e.seq = seq;
 		e.size = sb.st_size;
-		e.nprofiles = spool_get32(h + 12);
+		e.nprofiles = spool_file_get32(h + 12);
 		spool_insert(sp, &e);
 	}
 	closedir(d);
@@ -339,7 +276,7 @@ spool_open(const char *dir, uint64_t max)
 		log_warnx("spool: no directory");
 		return NULL;
 	}
-	if (spool_mkdirs(dir) == -1) {
+	if (spool_file_mkdirs(dir) == -1) {
 		log_warn("spool: create %s", dir);
 		return NULL;
 	}
@@ -366,6 +303,7 @@ spool_open(const char *dir, uint64_t max)
 	sp->dfd = dfd;
 	sp->lfd = lfd;
 	sp->max = max;
+	sp->body_max = SPOOL_BODY_MAX;
 	spool_scan(sp);
 	spool_trim(sp, 0, 0);
 	if (sp->n > 0)
@@ -399,28 +337,10 @@ spool_set_max(struct spool *sp, uint64_t max)
 	spool_trim(sp, 0, 0);
 }
 
-static int
-spool_write_all(int fd, struct iovec *iov, int iovcnt)
+void
+spool_set_body_max(struct spool *sp, uint64_t max)
 {
-	ssize_t	 w;
-
-	while (iovcnt > 0) {
-		if ((w = writev(fd, iov, iovcnt)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		while (iovcnt > 0 && (size_t)w >= iov->iov_len) {
-			w -= iov->iov_len;
-			iov++;
-			iovcnt--;
-		}
-		if (iovcnt > 0) {
-			iov->iov_base = (char *)iov->iov_base + w;
-			iov->iov_len -= w;
-		}
-	}
-	return 0;
+	sp->body_max = max < SPOOL_BODY_MAX ? max : SPOOL_BODY_MAX;
 }
 
 int
@@ -435,7 +355,8 @@ spool_put(struct spool *sp, uint64_t seq, const char *target,
 	uLong		 crc;
 	int		 fd;
 
-	if (seq == 0 || tlen == 0 || tlen > SPOOL_TARGET_MAX ||
+	if (seq == 0 || seq > SPOOL_SEQ_MAX || tlen == 0 ||
+	    tlen > SPOOL_TARGET_MAX ||
 	    len > SPOOL_BODY_MAX) {
 		log_warnx("spool: request %016" PRIx64 " cannot be spooled",
 		    seq);
@@ -462,15 +383,15 @@ spool_put(struct spool *sp, uint64_t seq, const char *target,
 	if (len > 0)
 		crc = crc32(crc, body, len);
 	memcpy(h, SPOOL_MAGIC, 8);
-	spool_le32(h + 8, tlen);
-	spool_le32(h + 12, nprofiles);
-	spool_le32(h + 16, (uint32_t)len);
-	spool_le32(h + 20, (uint32_t)((uint64_t)len >> 32));
-	spool_le32(h + 24, (uint32_t)crc);
-	spool_le32(h + 28, time > 0 && time <= UINT32_MAX ? (uint32_t)time : 0);
+	spool_file_le32(h + 8, tlen);
+	spool_file_le32(h + 12, nprofiles);
+	spool_file_le32(h + 16, (uint32_t)len);
+	spool_file_le32(h + 20, (uint32_t)((uint64_t)len >> 32));
+	spool_file_le32(h + 24, (uint32_t)crc);
+	spool_file_le32(h + 28, time > 0 && time <= UINT32_MAX ? (uint32_t)time : 0);
 
-	spool_name(tmp, sizeof(tmp), seq, 1);
-	spool_name(name, sizeof(name), seq, 0);
+	spool_file_name(tmp, sizeof(tmp), seq, 1);
+	spool_file_name(name, sizeof(name), seq, 0);
 	(void)unlinkat(sp->dfd, tmp, 0);
 	fd = openat(sp->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600);
@@ -484,7 +405,7 @@ spool_put(struct spool *sp, uint64_t seq, const char *target,
 	iov[1].iov_len = tlen;
 	iov[2].iov_base = (void *)body;
 	iov[2].iov_len = len;
-	if (spool_write_all(fd, iov, len > 0 ? 3 : 2) == -1) {
+	if (spool_file_write_all(fd, iov, len > 0 ? 3 : 2) == -1) {
 		log_warn("spool: write %s/%s", sp->dir, tmp);
 		close(fd);
 		(void)unlinkat(sp->dfd, tmp, 0);
@@ -541,28 +462,11 @@ spool_bad(struct spool *sp, size_t i, const char *why)
 {
 	char	 name[32];
 
-	spool_name(name, sizeof(name), sp->v[i].seq, 0);
+	spool_file_name(name, sizeof(name), sp->v[i].seq, 0);
 	log_warnx("spool: %s/%s: %s; removed", sp->dir, name, why);
 	sp->corrupt++;
 	sp->dropped_profiles += sp->v[i].nprofiles;
 	spool_unlink_at(sp, i);
-}
-
-static int
-spool_pread_all(int fd, void *buf, size_t len, off_t off)
-{
-	size_t	 got = 0;
-	ssize_t	 r;
-
-	while (got < len) {
-		r = pread(fd, (char *)buf + got, len - got, off + got);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		got += r;
-	}
-	return 0;
 }
 
 int
@@ -586,26 +490,37 @@ spool_read(struct spool *sp, uint64_t seq, char **target,
 	i = spool_find(sp, seq);
 	if (i == sp->n || sp->v[i].seq != seq)
 		return -1;
-	spool_name(name, sizeof(name), seq, 0);
+	spool_file_name(name, sizeof(name), seq, 0);
 	fd = openat(sp->dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
 	    O_NONBLOCK);
 	if (fd == -1) {
-		if (errno == ENOENT) {
-			spool_bad(sp, i, "vanished");
+		if (errno == ENOENT || errno == ELOOP) {
+			spool_bad(sp, i, errno == ELOOP ? "a symbolic link" :
+			    "vanished");
 			return -1;
 		}
 		log_warn("spool: open %s/%s", sp->dir, name);
 		return -1;
 	}
-	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
-	    spool_pread_all(fd, h, sizeof(h), 0) == -1 ||
-	    spool_check_header(h, sb.st_size, &tlen, &blen) == -1)
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode))
+		why = "not a regular file";
+	else if (spool_file_pread_all(fd, h, sizeof(h), 0) == -1 ||
+	    spool_file_check_header(h, sb.st_size, &tlen, &blen) == -1)
 		why = "truncated or not a spooled request";
-	else {
+	else if (blen > sp->body_max || (uint64_t)sb.st_size > sp->max) {
+		/* Checked before anything is allocated for it. */
+		close(fd);
+		log_warnx("spool: %s/%s: %" PRIu64 " bytes, above the "
+		    "limit; dropped", sp->dir, name, (uint64_t)sb.st_size);
+		sp->dropped_files++;
+		sp->dropped_profiles += sp->v[i].nprofiles;
+		spool_unlink_at(sp, i);
+		return -1;
+	} else {
 		t = xmalloc(tlen + 1);
 		b = xmalloc(blen > 0 ? blen : 1);
-		if (spool_pread_all(fd, t, tlen, SPOOL_HDR) == -1 ||
-		    spool_pread_all(fd, b, blen, SPOOL_HDR + tlen) == -1)
+		if (spool_file_pread_all(fd, t, tlen, SPOOL_HDR) == -1 ||
+		    spool_file_pread_all(fd, b, blen, SPOOL_HDR + tlen) == -1)
 			why = "truncated";
 	}
 	close(fd);
@@ -613,7 +528,7 @@ spool_read(struct spool *sp, uint64_t seq, char **target,
 		crc = crc32(0L, Z_NULL, 0);
 		crc = crc32(crc, (const Bytef *)t, tlen);
 		crc = crc32(crc, b, blen);
-		if ((uint32_t)crc != spool_get32(h + 24) ||
+		if ((uint32_t)crc != spool_file_get32(h + 24) ||
 		    memchr(t, '\0', tlen) != NULL)
 			why = "checksum mismatch";
 	}
@@ -627,9 +542,9 @@ spool_read(struct spool *sp, uint64_t seq, char **target,
 	*target = t;
 	*body = b;
 	*len = blen;
-	*nprofiles = spool_get32(h + 12);
+	*nprofiles = spool_file_get32(h + 12);
 	/* A version 1 file has no time: it was written after its profiles. */
-	*time = spool_get32(h + 28);
+	*time = spool_file_get32(h + 28);
 	if (*time == 0)
 		*time = sb.st_mtime;
 	return 0;

@@ -35,6 +35,11 @@ void		 spool_close(struct spool *);
 const char	*spool_dir(const struct spool *);
 /* Change the size limit, dropping the oldest files beyond it. */
 void		 spool_set_max(struct spool *, uint64_t);
+/*
+ * The largest body spool_read() takes (1 GiB at most, the default): a
+ * larger request is removed and counted as dropped, unread.
+ */
+void		 spool_set_body_max(struct spool *, uint64_t);
 
 /*
  * Store one request under seq (unused so far): its target, body, number
@@ -52,8 +57,8 @@ uint64_t	 spool_last_seq(const struct spool *);
 /*
  * Read request seq: its target, body, profiles and their time (a file
  * of version 1 has none: its modification time).  On success *target
- * and *body are the caller's to free.  -1 when it is missing or corrupt
- * (then removed and counted).
+ * and *body are the caller's to free.  -1 when it is missing, corrupt
+ * or too big (then removed and counted).
  */
 int		 spool_read(struct spool *, uint64_t, char **,
 		    unsigned char **, size_t *, uint32_t *, int64_t *);

@@ -4,7 +4,7 @@
  *
  * Nothing of a queued build is held but where a process maps its file:
  * the file is opened again when its build begins, through
- * src/proc_root.c, and closed once the builder has copied its CFI.
+ * src/proc/proc_root.c, and closed once the builder has copied its CFI.
  * Builds begun hold that CFI and what they made of it; they are bounded
  * in bytes (UNWIND_MAPS_BUILD_BUDGETS), and each by what its file
  * holds on disk and the table budget, so that files that claim more

@@ -33,7 +33,7 @@
 
 /*
  * The file a process maps at e, opened for reading through
- * src/proc_root.c as the symbols open theirs: the mapped inode by
+ * src/proc/proc_root.c as the symbols open theirs: the mapped inode by
  * /proc/PID/map_files, else by its path inside the process's root, and
  * then only if the path still names the inode mapped.  A path the maps
  * call deleted names some other file, or none: it is not looked at.

@@ -457,6 +457,146 @@ test_trim(void)
 	profile_free(p);
 }
 
+static void
+put_file(const char *path, const char *text)
+{
+	FILE	*f;
+
+	if ((f = fopen(path, "w")) == NULL || fputs(text, f) == EOF ||
+	    fclose(f) != 0)
+		printf("# cannot write %s\n", path);
+}
+
+/* The errors of loading text as a config file, joined by "\n". */
+static char *
+load_errors(const char *cpath, const char *text, struct config **confp)
+{
+	struct config_errors	 errs = { NULL, 0 };
+	struct config		*conf;
+	char			*all = xstrdup(""), *t;
+	size_t			 i;
+
+	put_file(cpath, text);
+	conf = config_load(cpath, 0, &errs);
+	for (i = 0; i < errs.n; i++) {
+		xasprintf(&t, "%s%s%s", all, i ? "\n" : "", errs.v[i]);
+		free(all);
+		all = t;
+	}
+	config_errors_clear(&errs);
+	if (confp != NULL)
+		*confp = conf;
+	else
+		config_free(conf);
+	return all;
+}
+
+/*
+ * Secrets in files of their own: header_file.NAME, and files that cannot
+ * be read are config errors at their line, whether the push is on or not.
+ */
+static void
+test_secrets(void)
+{
+	struct pyroscope_conf	*pc;
+	struct config		*conf;
+	char			 dir[] = "/tmp/t-pyroscope.XXXXXX", *cpath;
+	char			*tok, *pw, *text, *errs, *want, *dump;
+	size_t			 len;
+	FILE			*f;
+
+	if (mkdtemp(dir) == NULL)
+		return;
+	xasprintf(&cpath, "%s/ebpfspy.conf", dir);
+	xasprintf(&tok, "%s/token", dir);
+	xasprintf(&pw, "%s/password", dir);
+	put_file(tok, "tok-1\n");
+	put_file(pw, "pw-1\n");
+
+	xasprintf(&text, "[pyroscope]\nurl = http://127.0.0.1:1\n"
+	    "header_file.X-Token = %s\nbasic_auth_user = u\n"
+	    "basic_auth_password_file = %s\n", tok, pw);
+	errs = load_errors(cpath, text, &conf);
+	free(text);
+	is_str(errs, "", "header_file.X-Token loads");
+	free(errs);
+	pc = conf != NULL ? pyroscope_conf_create(conf) : NULL;
+	ok(pc != NULL && pc->nhfiles == 1 &&
+	    strcmp(pc->hfile_lines[0], "X-Token: tok-1") == 0 &&
+	    strcmp(pc->password, "pw-1") == 0,
+	    "the header's value and the password are the files'");
+	put_file(tok, "tok-2\n");
+	if (pc != NULL)
+		pyroscope_conf_refresh(pc);
+	ok(pc != NULL && strcmp(pc->hfile_lines[0], "X-Token: tok-2") == 0,
+	    "a rotated header file is read again");
+	unlink(tok);
+	if (pc != NULL)
+		pyroscope_conf_refresh(pc);
+	ok(pc != NULL && strcmp(pc->hfile_lines[0], "X-Token: tok-2") == 0,
+	    "a vanished one keeps the last value");
+	pyroscope_conf_free(pc);
+	dump = NULL;
+	if (conf != NULL && (f = open_memstream(&dump, &len)) != NULL) {
+		config_dump(conf, f);
+		fclose(f);
+	}
+	ok(dump != NULL && strstr(dump, "header_file.X-Token = ") != NULL &&
+	    strstr(dump, "tok-") == NULL && strstr(dump, "pw-1") == NULL,
+	    "the dump names the files, not what they hold");
+	free(dump);
+	config_free(conf);
+
+	/* The file of line 3 is missing: an error at that line. */
+	xasprintf(&text, "[pyroscope]\nurl =\nheader_file.X-Token = %s\n"
+	    "bearer_token_file = %s\nbasic_auth_password_file = %s\n",
+	    tok, tok, tok);
+	errs = load_errors(cpath, text, NULL);
+	free(text);
+	xasprintf(&want, "%s:3: [pyroscope] header_file.X-Token: %s: No such "
+	    "file or directory\n"
+	    "%s:4: [pyroscope] bearer_token_file: %s: No such file or "
+	    "directory\n"
+	    "%s:5: [pyroscope] basic_auth_password_file: %s: No such file "
+	    "or directory", cpath, tok, cpath, tok, cpath, tok);
+	is_str(errs, want, "missing files are errors at their lines, the "
+	    "push off or not");
+	free(want);
+	free(errs);
+
+	put_file(tok, "tok\n");
+	xasprintf(&text, "[pyroscope]\nheader_file.Bad Name = %s\n"
+	    "header_file.X-A = %s\nheader_file.x-a = %s\n"
+	    "header_file.X-Empty = %s\n", tok, tok, tok, dir);
+	errs = load_errors(cpath, text, NULL);
+	free(text);
+	ok(strstr(errs, ":2: [pyroscope] header_file.Bad Name: ") != NULL &&
+	    strstr(errs, "invalid character in a header name") != NULL,
+	    "a bad header name");
+	ok(strstr(errs, ":4: [pyroscope] header_file.x-a: ") != NULL &&
+	    strstr(errs, "duplicate header") != NULL, "a header twice");
+	ok(strstr(errs, ":5: [pyroscope] header_file.X-Empty: ") != NULL,
+	    "a directory is no secret");
+	free(errs);
+
+	xasprintf(&text, "[pyroscope]\nurl = http://127.0.0.1:1\n"
+	    "headers = x-token: inline\nheader_file.X-Token = %s\n", tok);
+	errs = load_errors(cpath, text, &conf);
+	free(text);
+	ok(conf != NULL && pyroscope_conf_create(conf) == NULL,
+	    "a header both inline and from a file");
+	free(errs);
+	config_free(conf);
+
+	unlink(tok);
+	unlink(pw);
+	unlink(cpath);
+	rmdir(dir);
+	free(tok);
+	free(pw);
+	free(cpath);
+}
+
 int
 main(void)
 {
@@ -466,6 +606,7 @@ main(void)
 	test_enc();
 	test_checks();
 	test_conf();
+	test_secrets();
 	test_trim();
 	return done_testing();
 }

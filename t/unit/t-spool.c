@@ -5,8 +5,12 @@
  * not a sound request file -- half written, truncated, altered, a link,
  * someone else's file -- is never replayed.  A request reaches the disk
  * before it gets its name (fsync, checked by wrapping the calls), and a
- * spool in use by one daemon cannot be opened by another.
+ * spool in use by one daemon cannot be opened by another.  What someone
+ * plants -- a name that would wrap the sequence, a link, a directory, a
+ * FIFO, a huge request -- is ignored or removed, never followed, never
+ * read whole.
  */
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -343,8 +347,9 @@ test_corrupt(void)
 	spool_remove(sp, 4);
 	ok(spool_oldest(sp, &(uint64_t){ 0 }) == -1,
 	    "the link was never indexed");
+	ok(!exists("0000000000000006.req"), "but removed");
 	spool_stats(sp, &st);
-	is_int(st.corrupt, 3, "three corrupt files counted");
+	is_int(st.corrupt, 4, "four corrupt files counted");
 	spool_close(sp);
 	free(dir);
 
@@ -398,6 +403,127 @@ test_version1(void)
 	free(dir);
 }
 
+static long
+rss_kb(void)
+{
+	struct rusage	 ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* Planted entries: never followed, never read whole, never a wrap. */
+static void
+test_hostile(void)
+{
+	struct spool		*sp;
+	struct spool_stats	 st;
+	unsigned char		 h[HDR], *body;
+	char			*p, *q, *target, *outside, msg[80];
+	size_t			 len;
+	uint32_t		 n;
+	int64_t			 t;
+	long			 before;
+	int			 fd;
+
+	dir = path_of("hostile");
+	sp = spool_open(dir, 4ULL << 30);
+	ok(put(sp, 1, 500, 1) == 0, "one request");
+	spool_close(sp);
+
+	/* (a) A sound copy of it, named to wrap the sequence. */
+	p = path_of("0000000000000001.req");
+	xasprintf(&q, "cp '%s' '%s/ffffffffffffffff.req'", p, dir);
+	ok(system(q) == 0, "a copy named ffffffffffffffff.req");
+	free(q);
+	free(p);
+	/* (b) A link out of the spool, directories, a FIFO. */
+	outside = path_of("../outside");
+	write_file("../outside", "keep me", 7);
+	ok(symlink(outside, (p = path_of("0000000000000003.req"))) == 0,
+	    "a link out of the spool");
+	free(p);
+	ok(mkdir((p = path_of("0000000000000004.req")), 0700) == 0,
+	    "an empty directory");
+	free(p);
+	ok(mkdir((p = path_of("0000000000000005.req")), 0700) == 0,
+	    "a directory with a file");
+	free(p);
+	write_file("0000000000000005.req/x", "x", 1);
+	ok(mkfifo((p = path_of("0000000000000006.req")), 0600) == 0,
+	    "a FIFO");
+	free(p);
+	ok(mkdir((p = path_of(".0000000000000007.tmp")), 0700) == 0,
+	    "a directory named as a temporary file");
+	free(p);
+
+	sp = spool_open(dir, 4ULL << 30);
+	ok(sp != NULL, "the spool opens");
+	is_int(spool_last_seq(sp), 1, "the sequence does not wrap");
+	ok(exists("ffffffffffffffff.req"), "that name is not ours: it stays");
+	ok(!exists("0000000000000003.req"), "the link is removed");
+	ok(exists("../outside"), "not what it points to");
+	ok(!exists("0000000000000004.req"), "the empty directory is removed");
+	ok(!exists("0000000000000005.req") &&
+	    exists(".bad.0000000000000005.req/x"),
+	    "the other is moved aside, unwalked");
+	ok(!exists("0000000000000006.req"), "the FIFO is removed");
+	ok(!exists(".0000000000000007.tmp"), "so is the directory .tmp");
+	is_int(oldest(sp), 1, "1 is the oldest");
+	ok(put(sp, 0xffffffffffffffffULL, 10, 1) == -1,
+	    "a seq beyond the bound is refused");
+
+	/* (b) A link put in place of a request after the scan. */
+	ok(put(sp, 2, 500, 1) == 0, "request 2");
+	p = path_of("0000000000000001.req");
+	ok(unlink(p) == 0 && symlink(outside, p) == 0,
+	    "request 1 replaced by a link");
+	free(p);
+	ok(spool_read(sp, 1, &target, &body, &len, &n, &t) == -1,
+	    "it does not read");
+	ok(!exists("0000000000000001.req") && exists("../outside"),
+	    "the link is removed, not what it points to");
+	is_int(oldest(sp), 2, "2 is next: the spool is not stuck");
+	ok(check(sp, 2, 500, 1), "and reads");
+	spool_remove(sp, 2);
+
+	/*
+	 * (c) A sound header for a body of 1 GiB less a bit, the file
+	 * sparse: refused above the body limit before any allocation.
+	 */
+	memset(h, 0, sizeof(h));
+	memcpy(h, "EBSPOOL2", 8);
+	h[8] = 2;
+	h[12] = 7;
+	h[19] = 0x3f;			/* 0x3f000000 bytes */
+	p = path_of("0000000000000008.req");
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ok(fd != -1 && write(fd, h, sizeof(h)) == sizeof(h) &&
+	    ftruncate(fd, HDR + 2 + 0x3f000000LL) == 0 && close(fd) == 0,
+	    "a sparse request of 1008 MiB");
+	free(p);
+	spool_close(sp);
+	sp = spool_open(dir, 4ULL << 30);
+	spool_set_body_max(sp, 4 << 20);
+	is_int(oldest(sp), 8, "it is indexed");
+	before = rss_kb();
+	ok(spool_read(sp, 8, &target, &body, &len, &n, &t) == -1,
+	    "it does not read");
+	snprintf(msg, sizeof(msg), "peak RSS %ld kB before the read, %ld "
+	    "kB after", before, rss_kb());
+	diag(msg);
+	ok(rss_kb() - before < 16 * 1024, "nothing near its size was "
+	    "allocated");
+	ok(!exists("0000000000000008.req"), "it is removed");
+	spool_stats(sp, &st);
+	is_int(st.dropped_files, 1, "and counted as dropped");
+	is_int(st.dropped_profiles, 7, "with its profiles");
+	ok(spool_oldest(sp, &(uint64_t){ 0 }) == -1, "the spool is empty");
+	spool_close(sp);
+	free(outside);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -415,6 +541,8 @@ main(void)
 	test_corrupt();
 	dir = tmpdir;
 	test_version1();
+	dir = tmpdir;
+	test_hostile();
 	xasprintf(&cmd, "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)
 		diag("cannot remove the scratch directory");
