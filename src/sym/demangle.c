@@ -15,9 +15,28 @@
  * Demangling happens when a frame is named, not when a table is loaded:
  * a profile names a few hundred functions of a library of thousands.
  * Each table keeps what it demangled in a cache: one slot per symbol and
- * one growing block of names.  Names too long to be real are left as
- * they are, so a crafted name costs bounded time and memory.
+ * one growing block of names.
+ *
+ * A crafted name is cheap to write and dear to demangle: substitutions
+ * (S_, T_, Rust's backrefs) refer to earlier parts, so nesting them
+ * doubles the output per level -- 185 bytes of C++ print 570 MB, 229 of
+ * Rust v0 200 MB -- and a pack expansion (Dp) walks the whole doubled
+ * tree before it prints a byte.  libiberty's recursion limit bounds its
+ * stack, not that.  So a name is demangled through the callback
+ * interface, whose C++ half allocates nothing (its tables are arrays on
+ * the stack, sized by the name), into a fixed buffer: at
+ * DEMANGLE_OUT_MAX bytes the callback jumps out, and a timer on the
+ * process's CPU time (DEMANGLE_CPU_USEC) jumps out of the C++
+ * demangler wherever it is.  Rust's demangler allocates (punycode), so
+ * it gets no timer: its work goes with what it prints, which the
+ * callback bounds.  A name over a bound stays mangled and is counted
+ * (symstats_refuse), as are names too long to be real.
  */
+#include <sys/time.h>
+
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +51,15 @@
 
 #include "config.h"
 #include "demangle.h"
+#include "symstats.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
 /* Longer mangled names are left alone. */
 #define DEMANGLE_IN_MAX		8192
 #define DEMANGLE_OUT_MAX	16384
+/* CPU time one C++ name may cost; real ones take microseconds. */
+#define DEMANGLE_CPU_USEC	5000
 /* Nesting of <> followed when simplifying. */
 #define DEMANGLE_DEPTH_MAX	128
 
@@ -159,32 +182,133 @@ demangle_simplify(char *s)
 	*w = '\0';
 }
 
+/* One demangling: where its output goes, and the way out. */
+struct demangle_run {
+	sigjmp_buf	 jump;
+	char		 buf[DEMANGLE_OUT_MAX + 1];
+	size_t		 len;
+};
+
+/* The run the timer may end; NULL when none is under way. */
+static struct demangle_run *volatile demangle_running;
+
+/* Called by libiberty with each piece of the name: no allocation here. */
+static void
+demangle_out_cb(const char *s, size_t len, void *arg)
+{
+	struct demangle_run	*run = arg;
+
+	if (len > DEMANGLE_OUT_MAX - run->len)
+		siglongjmp(run->jump, 1);
+	memcpy(run->buf + run->len, s, len);
+	run->len += len;
+}
+
+static void
+demangle_timer_cb(int sig)
+{
+	struct demangle_run	*run = demangle_running;
+
+	(void)sig;
+	if (run != NULL)
+		siglongjmp(run->jump, 1);
+}
+
+/*
+ * Arm (usec > 0) or disarm the CPU timer.  SIGVTALRM is the
+ * demangler's: nothing else in the daemon uses ITIMER_VIRTUAL.
+ */
+static void
+demangle_timer(long usec)
+{
+	static int		 installed;
+	struct sigaction	 sa;
+	struct itimerval	 it;
+
+	if (!installed) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = demangle_timer_cb;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGVTALRM, &sa, NULL) == -1)
+			fatal("sigaction SIGVTALRM");
+		installed = 1;
+	}
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_usec = usec;
+	if (setitimer(ITIMER_VIRTUAL, &it, NULL) == -1)
+		fatal("setitimer");
+}
+
+/*
+ * Demangle s into run->buf within the bounds: 0, or -1 if it is no name
+ * of ours (errno 0) or over a bound (E2BIG).
+ */
+static int
+demangle_bounded(const char *s, int opts, struct demangle_run *run)
+{
+	volatile int	 rust = 0;
+	int		 ok;
+
+	run->len = 0;
+	if (sigsetjmp(run->jump, 1) != 0) {
+		demangle_running = NULL;
+		if (!rust)
+			demangle_timer(0);
+		errno = E2BIG;
+		return -1;
+	}
+	rust = 1;
+	ok = rust_demangle_callback(s, opts, demangle_out_cb, run);
+	if (!ok) {
+		run->len = 0;
+		rust = 0;
+		demangle_running = run;
+		demangle_timer(DEMANGLE_CPU_USEC);
+		ok = cplus_demangle_v3_callback(s, opts, demangle_out_cb, run);
+		demangle_running = NULL;
+		demangle_timer(0);
+	}
+	if (!ok) {
+		errno = 0;
+		return -1;
+	}
+	run->buf[run->len] = '\0';
+	return 0;
+}
+
 /*
  * The demangled form of s for mode (enum config_demangle), malloc'd, or
- * NULL when it stays as it is (not mangled, not demangled, mode none).
+ * NULL when it stays as it is (not mangled, not demangled, mode none,
+ * or over the bounds: counted).
  */
 char *
 demangle_name(const char *s, int mode)
 {
-	char	*d;
-	int	 opts;
+	static struct demangle_run	 run;
+	int				 opts;
 
-	if (mode == CONFIG_DEMANGLE_NONE || !demangle_is_mangled(s) ||
-	    strnlen(s, DEMANGLE_IN_MAX + 1) > DEMANGLE_IN_MAX)
+	if (mode == CONFIG_DEMANGLE_NONE || !demangle_is_mangled(s))
 		return NULL;
+	if (strnlen(s, DEMANGLE_IN_MAX + 1) > DEMANGLE_IN_MAX) {
+		symstats_refuse(SYMSTATS_REFUSED_DEMANGLE);
+		return NULL;
+	}
 	opts = DMGL_ANSI;
 	if (mode == CONFIG_DEMANGLE_FULL)
 		opts |= DMGL_PARAMS;
-	if ((d = rust_demangle(s, opts)) == NULL &&
-	    (d = cplus_demangle_v3(s, opts)) == NULL)
-		return NULL;
-	if (mode == CONFIG_DEMANGLE_SIMPLIFIED)
-		demangle_simplify(d);
-	if (d[0] == '\0' || strlen(d) > DEMANGLE_OUT_MAX) {
-		free(d);
+	if (demangle_bounded(s, opts, &run) == -1) {
+		if (errno == E2BIG) {
+			symstats_refuse(SYMSTATS_REFUSED_DEMANGLE);
+			log_debug("demangle: %.64s...: over the bounds, kept "
+			    "mangled", s);
+		}
 		return NULL;
 	}
-	return d;
+	if (mode == CONFIG_DEMANGLE_SIMPLIFIED)
+		demangle_simplify(run.buf);
+	if (run.buf[0] == '\0')
+		return NULL;
+	return xstrdup(run.buf);
 }
 
 /*
