@@ -11,6 +11,7 @@ names them as they are, mangled, counts them on SIGUSR1 and in
 . "$(dirname "$0")/test-lib.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
+. "$EBPFSPY_SOURCE_DIR/t/lib-rusage.sh"
 
 test_lazy_prereq CURL '
 	test "${EBPFSPY_REQUIRE_BPF-}" = 1 || curl --version
@@ -104,15 +105,6 @@ test_expect_success 'a workload whose hot functions are name bombs' '
 	chmod 755 . d8110
 '
 
-# rusage CMD...: CMD, bounded to 60 s, then its peak RSS in kB and its
-# CPU time in ms on the last line.
-rusage () {
-	python3 -c 'import resource, subprocess, sys
-subprocess.run(["timeout", "60"] + sys.argv[1:])
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(r.ru_maxrss, int((r.ru_utime + r.ru_stime) * 1000))' "$@"
-}
-
 test_expect_success SETPRIV 'named as the daemon names them: mangled, at once' '
 	setpriv --reuid=65534 --regid=65534 --clear-groups ./d8110 30 \
 	    >w.out &
@@ -137,7 +129,7 @@ test_expect_success SETPRIV 'named as the daemon names them: mangled, at once' '
 	done
 '
 
-test_expect_success ROOT,BPF,CURL,SETPRIV 'named as they are, rounds on time, memory small' '
+test_expect_success ROOT,BPF,CURL,SETPRIV 'daemon: rounds on time, memory small' '
 	port=$(python3 -c "import socket; s = socket.socket(); \
 s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
 	printf "[%s]\n%s\n" daemon "collect_interval = 1" \
