@@ -198,6 +198,9 @@ demangle_out_cb(const char *s, size_t len, void *arg)
 {
 	struct demangle_run	*run = arg;
 
+	/* Rust's demangler says nothing, at times, as (NULL, 0). */
+	if (len == 0)
+		return;
 	if (len > DEMANGLE_OUT_MAX - run->len)
 		siglongjmp(run->jump, 1);
 	memcpy(run->buf + run->len, s, len);
