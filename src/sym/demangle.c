@@ -26,13 +26,13 @@
  * interface, whose C++ half allocates nothing (its tables are arrays on
  * the stack, sized by the name), into a fixed buffer: at
  * DEMANGLE_OUT_MAX bytes the callback jumps out, and a timer on the
- * process's CPU time (DEMANGLE_CPU_USEC) jumps out of the C++
+ * thread's CPU time (DEMANGLE_CPU_USEC) jumps out of the C++
  * demangler wherever it is.  Rust's demangler allocates (punycode), so
  * it gets no timer: its work goes with what it prints, which the
  * callback bounds.  A name over a bound stays mangled and is counted
  * (symstats_refuse), as are names too long to be real.
  */
-#include <sys/time.h>
+#include <sys/types.h>
 
 #include <errno.h>
 #include <setjmp.h>
@@ -40,6 +40,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /*
  * libiberty's demangle.h pulls in libiberty.h, whose xmalloc family
@@ -189,8 +191,9 @@ struct demangle_run {
 	size_t		 len;
 };
 
-/* The run the timer may end; NULL when none is under way. */
+/* The run the timer may end, and its thread; NULL when none is. */
 static struct demangle_run *volatile demangle_running;
+static volatile pid_t	 demangle_tid;
 
 /* Called by libiberty with each piece of the name: no allocation here. */
 static void
@@ -213,33 +216,43 @@ demangle_timer_cb(int sig)
 	struct demangle_run	*run = demangle_running;
 
 	(void)sig;
-	if (run != NULL)
+	/* Only out of the demangler, on the thread it runs on. */
+	if (run != NULL && gettid() == demangle_tid)
 		siglongjmp(run->jump, 1);
 }
 
 /*
- * Arm (usec > 0) or disarm the CPU timer.  SIGVTALRM is the
- * demangler's: nothing else in the daemon uses ITIMER_VIRTUAL.
+ * Arm (usec > 0) or disarm the timer on this thread's CPU time, which
+ * signals this thread alone: libcurl's resolver may run threads of its
+ * own, and no other thread may jump.  SIGVTALRM is the demangler's:
+ * nothing else in the daemon uses it.
  */
 static void
 demangle_timer(long usec)
 {
-	static int		 installed;
+	static timer_t		 timer;
 	struct sigaction	 sa;
-	struct itimerval	 it;
+	struct sigevent		 sev;
+	struct itimerspec	 it;
 
-	if (!installed) {
+	/* Made again in a child: fork does not copy a process's timers. */
+	if (demangle_tid != gettid()) {
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = demangle_timer_cb;
 		sigemptyset(&sa.sa_mask);
 		if (sigaction(SIGVTALRM, &sa, NULL) == -1)
 			fatal("sigaction SIGVTALRM");
-		installed = 1;
+		memset(&sev, 0, sizeof(sev));
+		sev.sigev_notify = SIGEV_THREAD_ID;
+		sev.sigev_signo = SIGVTALRM;
+		sev._sigev_un._tid = demangle_tid = gettid();
+		if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer) == -1)
+			fatal("timer_create");
 	}
 	memset(&it, 0, sizeof(it));
-	it.it_value.tv_usec = usec;
-	if (setitimer(ITIMER_VIRTUAL, &it, NULL) == -1)
-		fatal("setitimer");
+	it.it_value.tv_nsec = usec * 1000;
+	if (timer_settime(timer, 0, &it, NULL) == -1)
+		fatal("timer_settime");
 }
 
 /*
