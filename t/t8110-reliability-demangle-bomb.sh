@@ -137,15 +137,17 @@ s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
 	    metrics "listen = 127.0.0.1:$port" >ebpfspy.conf &&
 	daemon_start -v -c ebpfspy.conf -o out &&
 	pid=$(daemon_pid) &&
-	setpriv --reuid=65534 --regid=65534 --clear-groups ./d8110 8 \
-	    >w.out &
+	{
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		    ./d8110 8 >w.out &
+	} &&
 	wpid=$! &&
 	workload_wait w.out &&
 	# Five rounds after the workload ran: each late by 13 s of
 	# demangling before the bounds.
-	n=$(grep -E -c "^round [0-9]+:" "$DAEMON_LOG") &&
+	n=$(grep -E -c "^round [0-9]+:" "$DAEMON_LOG"; :) &&
 	daemon_wait_log_count "^round [0-9]+:" $((n + 5)) 10 &&
-	hwm=$(sed -n "s/^VmHWM: *\([0-9]*\) kB/\1/p" /proc/$pid/status) &&
+	hwm=$(awk "/^VmHWM:/ { print \$2 }" /proc/$pid/status) &&
 	echo "daemon peak RSS $hwm kB" &&
 	test "$hwm" -lt 204800 &&
 	# No round took a second of CPU.
