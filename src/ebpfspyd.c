@@ -33,6 +33,7 @@
 #include "session/session.h"
 #include "sink/sinks.h"
 #include "sym/symfile.h"
+#include "sym/symstats.h"
 #include "unwind/unwind_maps.h"
 #include "watch.h"
 #include "util/xmalloc.h"
@@ -159,6 +160,7 @@ ebpfspyd_log_state(struct ebpfspyd *d)
 	pids_log_state(d->pids);
 	collect_log_state(d->collect);
 	symfile_log_state();
+	symstats_log_state();
 	sinks_log_state(d->sinks);
 	xmalloc_log_state();
 

@@ -15,12 +15,33 @@
  * Demangling happens when a frame is named, not when a table is loaded:
  * a profile names a few hundred functions of a library of thousands.
  * Each table keeps what it demangled in a cache: one slot per symbol and
- * one growing block of names.  Names too long to be real are left as
- * they are, so a crafted name costs bounded time and memory.
+ * one growing block of names.
+ *
+ * A crafted name is cheap to write and dear to demangle: substitutions
+ * (S_, T_, Rust's backrefs) refer to earlier parts, so nesting them
+ * doubles the output per level -- 185 bytes of C++ print 570 MB, 229 of
+ * Rust v0 200 MB -- and a pack expansion (Dp) walks the whole doubled
+ * tree before it prints a byte.  libiberty's recursion limit bounds its
+ * stack, not that.  So a name is demangled through the callback
+ * interface, whose C++ half allocates nothing (its tables are arrays on
+ * the stack, sized by the name), into a fixed buffer: at
+ * DEMANGLE_OUT_MAX bytes the callback jumps out, and a timer on the
+ * thread's CPU time (DEMANGLE_CPU_USEC) jumps out of the C++
+ * demangler wherever it is.  Rust's demangler allocates (punycode), so
+ * it gets no timer: its work goes with what it prints, which the
+ * callback bounds.  A name over a bound stays mangled and is counted
+ * (symstats_refuse), as are names too long to be real.
  */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /*
  * libiberty's demangle.h pulls in libiberty.h, whose xmalloc family
@@ -32,11 +53,15 @@
 
 #include "config/config.h"
 #include "demangle.h"
+#include "symstats.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
 /* Longer mangled names are left alone. */
 #define DEMANGLE_IN_MAX		8192
 #define DEMANGLE_OUT_MAX	16384
+/* CPU time one C++ name may cost; real ones take microseconds. */
+#define DEMANGLE_CPU_USEC	5000
 /* Nesting of <> followed when simplifying. */
 #define DEMANGLE_DEPTH_MAX	128
 
@@ -159,32 +184,147 @@ demangle_simplify(char *s)
 	*w = '\0';
 }
 
+/* One demangling: where its output goes, and the way out. */
+struct demangle_run {
+	sigjmp_buf	 jump;
+	char		 buf[DEMANGLE_OUT_MAX + 1];
+	size_t		 len;
+};
+
+/* The run the timer may end, and its thread; NULL when none is. */
+static struct demangle_run *volatile demangle_running;
+static volatile pid_t	 demangle_tid;
+
+/* Called by libiberty with each piece of the name: no allocation here. */
+static void
+demangle_out_cb(const char *s, size_t len, void *arg)
+{
+	struct demangle_run	*run = arg;
+
+	/* Rust's demangler says nothing, at times, as (NULL, 0). */
+	if (len == 0)
+		return;
+	if (len > DEMANGLE_OUT_MAX - run->len)
+		siglongjmp(run->jump, 1);
+	memcpy(run->buf + run->len, s, len);
+	run->len += len;
+}
+
+static void
+demangle_timer_cb(int sig)
+{
+	struct demangle_run	*run = demangle_running;
+
+	(void)sig;
+	/* Only out of the demangler, on the thread it runs on. */
+	if (run != NULL && gettid() == demangle_tid)
+		siglongjmp(run->jump, 1);
+}
+
+/*
+ * Arm (usec > 0) or disarm the timer on this thread's CPU time, which
+ * signals this thread alone: libcurl's resolver may run threads of its
+ * own, and no other thread may jump.  SIGVTALRM is the demangler's:
+ * nothing else in the daemon uses it.
+ */
+static void
+demangle_timer(long usec)
+{
+	static timer_t		 timer;
+	struct sigaction	 sa;
+	struct sigevent		 sev;
+	struct itimerspec	 it;
+
+	/* Made again in a child: fork does not copy a process's timers. */
+	if (demangle_tid != gettid()) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = demangle_timer_cb;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGVTALRM, &sa, NULL) == -1)
+			fatal("sigaction SIGVTALRM");
+		memset(&sev, 0, sizeof(sev));
+		sev.sigev_notify = SIGEV_THREAD_ID;
+		sev.sigev_signo = SIGVTALRM;
+		sev._sigev_un._tid = demangle_tid = gettid();
+		if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer) == -1)
+			fatal("timer_create");
+	}
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_nsec = usec * 1000;
+	if (timer_settime(timer, 0, &it, NULL) == -1)
+		fatal("timer_settime");
+}
+
+/*
+ * Demangle s into run->buf within the bounds: 0, or -1 if it is no name
+ * of ours (errno 0) or over a bound (E2BIG).
+ */
+static int
+demangle_bounded(const char *s, int opts, struct demangle_run *run)
+{
+	volatile int	 rust = 0;
+	int		 ok;
+
+	run->len = 0;
+	if (sigsetjmp(run->jump, 1) != 0) {
+		demangle_running = NULL;
+		if (!rust)
+			demangle_timer(0);
+		errno = E2BIG;
+		return -1;
+	}
+	rust = 1;
+	ok = rust_demangle_callback(s, opts, demangle_out_cb, run);
+	if (!ok) {
+		run->len = 0;
+		rust = 0;
+		demangle_running = run;
+		demangle_timer(DEMANGLE_CPU_USEC);
+		ok = cplus_demangle_v3_callback(s, opts, demangle_out_cb, run);
+		demangle_running = NULL;
+		demangle_timer(0);
+	}
+	if (!ok) {
+		errno = 0;
+		return -1;
+	}
+	run->buf[run->len] = '\0';
+	return 0;
+}
+
 /*
  * The demangled form of s for mode (enum config_demangle), malloc'd, or
- * NULL when it stays as it is (not mangled, not demangled, mode none).
+ * NULL when it stays as it is (not mangled, not demangled, mode none,
+ * or over the bounds: counted).
  */
 char *
 demangle_name(const char *s, int mode)
 {
-	char	*d;
-	int	 opts;
+	static struct demangle_run	 run;
+	int				 opts;
 
-	if (mode == CONFIG_DEMANGLE_NONE || !demangle_is_mangled(s) ||
-	    strnlen(s, DEMANGLE_IN_MAX + 1) > DEMANGLE_IN_MAX)
+	if (mode == CONFIG_DEMANGLE_NONE || !demangle_is_mangled(s))
 		return NULL;
+	if (strnlen(s, DEMANGLE_IN_MAX + 1) > DEMANGLE_IN_MAX) {
+		symstats_refuse(SYMSTATS_REFUSED_DEMANGLE);
+		return NULL;
+	}
 	opts = DMGL_ANSI;
 	if (mode == CONFIG_DEMANGLE_FULL)
 		opts |= DMGL_PARAMS;
-	if ((d = rust_demangle(s, opts)) == NULL &&
-	    (d = cplus_demangle_v3(s, opts)) == NULL)
-		return NULL;
-	if (mode == CONFIG_DEMANGLE_SIMPLIFIED)
-		demangle_simplify(d);
-	if (d[0] == '\0' || strlen(d) > DEMANGLE_OUT_MAX) {
-		free(d);
+	if (demangle_bounded(s, opts, &run) == -1) {
+		if (errno == E2BIG) {
+			symstats_refuse(SYMSTATS_REFUSED_DEMANGLE);
+			log_debug("demangle: %.64s...: over the bounds, kept "
+			    "mangled", s);
+		}
 		return NULL;
 	}
-	return d;
+	if (mode == CONFIG_DEMANGLE_SIMPLIFIED)
+		demangle_simplify(run.buf);
+	if (run.buf[0] == '\0')
+		return NULL;
+	return xstrdup(run.buf);
 }
 
 /*

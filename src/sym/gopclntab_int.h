@@ -62,6 +62,10 @@ struct gopclntab_lines {
 	char			*files;	/* NUL-terminated at its end */
 	size_t			 files_len;
 	uint32_t		 quantum;
+	/* The work of lookups: steps this second, and which second. */
+	uint64_t		 spent;
+	int64_t			 second;
+	int			 refused;	/* over the budget: no lines */
 };
 
 struct gopclntab {

@@ -14,19 +14,36 @@
  * the round keeps per address (collect_frame.c); a walk is bounded by
  * the table's bytes and the function's size.  Untrusted like the rest:
  * every offset is checked against what it points into.
+ *
+ * Those bounds still let a crafted table cost: a function claimed 256
+ * MB long and a table of entries that never move the pc on (a pc delta
+ * of 0, which Go's linker never writes) walk the whole table at each
+ * lookup -- 175 ms a frame, the daemon's rounds ten times late.  So a
+ * lookup, all its frames' walks together, may take GOPCLNTAB_LINE_STEPS
+ * steps, and the lookups of one file GOPCLNTAB_LINE_BUDGET a second; a
+ * real table needs one step per line change up to the pc.  A table
+ * over either is refused: its lines freed, its names kept, counted
+ * (symstats_refuse).
  */
 #include <sys/types.h>
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "elf.h"
 #include "gopclntab.h"
 #include "gopclntab_int.h"
+#include "symstats.h"
 #include "symtab.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
+
+/* Steps of pc-value tables one lookup may walk, all frames together. */
+#define GOPCLNTAB_LINE_STEPS	(1 << 17)
+/* And the lookups of one file in a second: some 50 ms of CPU. */
+#define GOPCLNTAB_LINE_BUDGET	(1 << 24)
 
 static int
 gopclntab_line_varint(struct gopclntab_pcv *it, uint32_t *v)
@@ -249,14 +266,39 @@ gopclntab_line_bytes(const struct gopclntab_lines *l, size_t nfn)
 {
 	if (l == NULL)
 		return 0;
+	if (l->refused)
+		return sizeof(*l);
 	return sizeof(*l) + nfn * sizeof(*l->fn) + l->pctab_len +
 	    l->cutab_len + l->files_len + 3;
 }
 
-/* The value at pc of the table at off of the function [entry, fend). */
+/* Over the budget of work: the lines go, the names stay. */
+static void
+gopclntab_line_refuse(struct gopclntab_lines *l)
+{
+	log_warnx("gopclntab: line tables over the bound of work (%d steps "
+	    "a lookup, %d a second): refused, %zu bytes freed",
+	    GOPCLNTAB_LINE_STEPS, GOPCLNTAB_LINE_BUDGET, l->pctab_len);
+	symstats_refuse(SYMSTATS_REFUSED_GO_LINES);
+	free(l->fn);
+	free(l->pctab);
+	free(l->cutab);
+	free(l->files);
+	l->fn = NULL;
+	l->pctab = l->cutab = NULL;
+	l->files = NULL;
+	l->pctab_len = l->cutab_len = l->files_len = 0;
+	l->refused = 1;
+}
+
+/*
+ * The value at pc of the table at off of the function [entry, fend),
+ * in *left steps at most, which it takes from.
+ */
 static int
 gopclntab_line_value(const struct gopclntab_lines *l, uint32_t off,
-    uint64_t entry, uint64_t fend, uint64_t pc, int32_t *val)
+    uint64_t entry, uint64_t fend, uint64_t pc, int32_t *val,
+    uint64_t *left)
 {
 	struct gopclntab_pcv	 it;
 	uint64_t		 s, e, steps;
@@ -266,19 +308,24 @@ gopclntab_line_value(const struct gopclntab_lines *l, uint32_t off,
 	    l->pctab_len, off, entry, l->quantum) == -1)
 		return -1;
 	/* A step reads two bytes at least and moves on in real tables. */
-	for (steps = 0; steps <= fend - entry && it.pc <= pc &&
-	    gopclntab_line_next(&it, &s, &e, &v); steps++)
+	for (steps = 0; steps <= fend - entry && steps < *left &&
+	    it.pc <= pc && gopclntab_line_next(&it, &s, &e, &v); steps++)
 		if (pc >= s && pc < e) {
+			*left -= steps + 1;
 			*val = v;
 			return 0;
 		}
+	*left -= steps < *left ? steps : *left;
 	return -1;
 }
 
-/* The file and line at pc of function i (NULL and 0 if unknown). */
+/*
+ * The file and line at pc of function i (NULL and 0 if unknown), in
+ * *left steps.
+ */
 static void
 gopclntab_line_at(const struct gopclntab *g, size_t i, uint64_t pc,
-    const char **file, int32_t *line)
+    const char **file, int32_t *line, uint64_t *left)
 {
 	const struct gopclntab_lines	*l = g->lines;
 	const struct symtab_sym		*s = &g->funcs->v[i];
@@ -292,10 +339,10 @@ gopclntab_line_at(const struct gopclntab *g, size_t i, uint64_t pc,
 	if (pc == 0)
 		return;
 	if (gopclntab_line_value(l, fn->pcln, s->addr, s->addr + s->size,
-	    pc, &v) == 0 && v > 0)
+	    pc, &v, left) == 0 && v > 0)
 		*line = v;
 	if (gopclntab_line_value(l, fn->pcfile, s->addr, s->addr + s->size,
-	    pc, &v) == 0 && v >= 0 && fn->cu < nfiles &&
+	    pc, &v, left) == 0 && v >= 0 && fn->cu < nfiles &&
 	    (uint64_t)v < nfiles - fn->cu) {
 		memcpy(&off, l->cutab + 4 * ((uint64_t)fn->cu + v), 4);
 		if (off < l->files_len)
@@ -313,16 +360,18 @@ size_t
 gopclntab_lines(const struct gopclntab *g, uint64_t addr, const char **files,
     int32_t *lines, size_t max)
 {
+	struct gopclntab_lines		*l;
 	const struct symtab_sym		*s;
 	const struct gopclntab_inl	*r;
 	const struct gopclntab_node	*nd;
 	const char			*cf[GOPCLNTAB_DEPTH_MAX];
 	int32_t				 cl[GOPCLNTAB_DEPTH_MAX];
-	uint64_t			 pc = addr;
+	struct timespec			 ts;
+	uint64_t			 pc = addr, left = GOPCLNTAB_LINE_STEPS;
 	size_t				 i, n = 0, k = 1;
 	uint32_t			 node;
 
-	if (g == NULL || g->lines == NULL || max == 0 ||
+	if (g == NULL || (l = g->lines) == NULL || l->refused || max == 0 ||
 	    (s = symtab_find(g->funcs, addr)) == NULL)
 		return 0;
 	i = s - g->funcs->v;
@@ -331,13 +380,25 @@ gopclntab_lines(const struct gopclntab *g, uint64_t addr, const char **files,
 		    n < GOPCLNTAB_DEPTH_MAX; node = nd->parent) {
 			nd = &g->nodes[node];
 			if (nd->name != GOPCLNTAB_NONE) {
-				gopclntab_line_at(g, i, pc, &cf[n], &cl[n]);
+				gopclntab_line_at(g, i, pc, &cf[n], &cl[n],
+				    &left);
 				n++;
 			}
 			pc = nd->call != GOPCLNTAB_NONE ? s->addr + nd->call :
 			    0;
 		}
-	gopclntab_line_at(g, i, pc, &files[0], &lines[0]);
+	gopclntab_line_at(g, i, pc, &files[0], &lines[0], &left);
+	/* The second, coarse: a lookup costs no more than a system call. */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	if (l->second != ts.tv_sec) {
+		l->second = ts.tv_sec;
+		l->spent = 0;
+	}
+	l->spent += GOPCLNTAB_LINE_STEPS - left;
+	if (left == 0 || l->spent > GOPCLNTAB_LINE_BUDGET) {
+		gopclntab_line_refuse(l);
+		return 0;
+	}
 	while (n > 0 && k < max) {
 		n--;
 		files[k] = cf[n];

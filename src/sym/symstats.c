@@ -13,12 +13,16 @@
  * come and go, and a page that keeps every one it ever saw grows for as
  * long as the daemon runs.  One that comes back starts from zero, which
  * Prometheus takes as a counter reset.
+ *
+ * Beside them, for the whole daemon, what naming refused because it
+ * would cost too much (symstats_refuse): on SIGUSR1 and in /metrics.
  */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "symstats.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
 #define SYMSTATS_SERVICES	512
@@ -43,6 +47,35 @@ struct symstats {
 	struct symstats_service	*v;
 	size_t			 n;
 };
+
+static uint64_t	 symstats_refusals[SYMSTATS_REFUSED_MAX];
+static const char *const symstats_refusal_names[SYMSTATS_REFUSED_MAX] = {
+	"demangle", "go_lines"
+};
+
+void
+symstats_refuse(int what)
+{
+	if (what >= 0 && what < SYMSTATS_REFUSED_MAX)
+		symstats_refusals[what]++;
+}
+
+uint64_t
+symstats_refused(int what)
+{
+	if (what < 0 || what >= SYMSTATS_REFUSED_MAX)
+		return 0;
+	return symstats_refusals[what];
+}
+
+void
+symstats_log_state(void)
+{
+	log_info("symbols: over the bounds of work: %llu names kept "
+	    "mangled, %llu Go line tables refused",
+	    (unsigned long long)symstats_refusals[SYMSTATS_REFUSED_DEMANGLE],
+	    (unsigned long long)symstats_refusals[SYMSTATS_REFUSED_GO_LINES]);
+}
 
 struct symstats *
 symstats_create(void)
@@ -242,4 +275,11 @@ symstats_prom(const struct symstats *s, FILE *f)
 			    (unsigned long long)sv->modules[j].frames);
 		}
 	}
+	fputs("# HELP ebpfspy_symbol_work_refused_total Names and tables "
+	    "not used: over a bound of the work they cost, by what.\n"
+	    "# TYPE ebpfspy_symbol_work_refused_total counter\n", f);
+	for (i = 0; i < SYMSTATS_REFUSED_MAX; i++)
+		fprintf(f, "ebpfspy_symbol_work_refused_total{what=\"%s\"} "
+		    "%llu\n", symstats_refusal_names[i],
+		    (unsigned long long)symstats_refusals[i]);
 }

@@ -26,4 +26,16 @@ size_t		 symstats_count(const struct symstats *);
 /* Prometheus families: frames by result, unknown frames by module. */
 void		 symstats_prom(const struct symstats *, FILE *);
 
+/*
+ * What the daemon refused to name because it would cost too much, for
+ * the whole daemon: a name kept mangled over the demangler's bounds, a
+ * Go line table over its budget of work.
+ */
+#define SYMSTATS_REFUSED_DEMANGLE	0
+#define SYMSTATS_REFUSED_GO_LINES	1
+#define SYMSTATS_REFUSED_MAX		2
+void		 symstats_refuse(int);
+uint64_t	 symstats_refused(int);
+void		 symstats_log_state(void);
+
 #endif

@@ -3,9 +3,14 @@
  * template and generic arguments dropped around operators and Rust's
  * qualified paths, hostile names, the per-table cache and its memory,
  * a live change of mode, and programs built here with g++ and rustc
- * named through resolve_file, checked against c++filt.
+ * named through resolve_file, checked against c++filt.  Names whose
+ * output doubles with each level of substitutions are demangled in a
+ * child, timed and measured: kept mangled, counted, within bounds.
  */
 #include <sys/types.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 
 #include <limits.h>
 #include <signal.h>
@@ -17,6 +22,7 @@
 
 #include "sym/demangle.h"
 #include "sym/resolve.h"
+#include "sym/symstats.h"
 #include "config.h"
 
 #include "tap.h"
@@ -215,6 +221,154 @@ test_hostile(void)
 		free(d);
 	}
 	ok(1, "20000 random names: answered (%zu demangled)", n);
+}
+
+/* Substitution k of a C++ name: S_, S0_, ... S9_, SA_ ... (base 36). */
+static void
+cxx_seq(char *s, size_t len, size_t k)
+{
+	static const char	 d[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char			 b[16];
+	size_t			 n = sizeof(b);
+
+	if (k == 0) {
+		snprintf(s, len, "S_");
+		return;
+	}
+	k--;
+	b[--n] = '\0';
+	do {
+		b[--n] = d[k % 36];
+		k /= 36;
+	} while (k > 0);
+	snprintf(s, len, "S%s_", b + n);
+}
+
+/*
+ * f(X<X<...X<int, int>..., ...>): each level X<S, S> of the level
+ * before, so the output doubles per level; with "Dp", a pack expansion
+ * whose pack libiberty looks for through the whole doubled tree
+ * before it prints anything.
+ */
+static void
+cxx_deep(char *s, size_t len, size_t depth, int pack)
+{
+	char	 seq[16];
+	size_t	 k;
+
+	snprintf(s, len, "_Z1f%s1X", pack ? "Dp" : "");
+	for (k = 1; k < depth; k++)
+		strcat(s, "IS_");
+	strcat(s, "IiiE");
+	for (k = 1; k < depth; k++) {
+		cxx_seq(seq, sizeof(seq), k);
+		strcat(s, seq);
+		strcat(s, "E");
+	}
+}
+
+/* Rust v0 f::<(u8, u8), ((u8, u8), (u8, u8)), ...>: backrefs, doubling. */
+static void
+rust_deep(char *s, size_t len, size_t depth)
+{
+	static const char	 d[] = "0123456789abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char			 ref[16], b[16];
+	size_t			 k, prev, off, n;
+
+	snprintf(s, len, "_RINvC1a1f");
+	prev = strlen(s) - 2;
+	strcat(s, "ThhE");
+	for (k = 1; k < depth; k++) {
+		off = prev - 1;
+		n = sizeof(b);
+		b[--n] = '\0';
+		do {
+			b[--n] = d[off % 62];
+			off /= 62;
+		} while (off > 0);
+		snprintf(ref, sizeof(ref), "B%s_", b + n);
+		prev = strlen(s) - 2;
+		strcat(s, "T");
+		strcat(s, ref);
+		strcat(s, ref);
+		strcat(s, "E");
+	}
+	strcat(s, "E");
+}
+
+/*
+ * Demangle s in a child, in both modes and through a table's cache,
+ * bounded by an alarm: 0 if it stayed mangled and was counted each
+ * time it was over the bounds; its CPU time and peak memory in
+ * *cpu_ms, *rss_kb.
+ */
+static int
+deep_child(const char *s, long *cpu_ms, long *rss_kb)
+{
+	struct demangle_cache	*dc = NULL;
+	struct rusage		 ru;
+	uint64_t		 before;
+	pid_t			 pid;
+	char			*d1, *d2;
+	const char		*d3;
+	int			 status;
+
+	*cpu_ms = *rss_kb = -1;
+	fflush(stdout);
+	if ((pid = fork()) == -1)
+		return -1;
+	if (pid == 0) {
+		alarm(60);
+		before = symstats_refused(SYMSTATS_REFUSED_DEMANGLE);
+		d1 = demangle_name(s, FULL);
+		d2 = demangle_name(s, SIMPLE);
+		d3 = demangle_cache_name(&dc, 1, 0, s, FULL);
+		/* Simplified C++ prints no parameters: just "f". */
+		_exit(d1 == NULL && (d2 == NULL || strcmp(d2, "f") == 0) &&
+		    d3 == s && symstats_refused(SYMSTATS_REFUSED_DEMANGLE) ==
+		    before + 2 + (d2 == NULL) ? 0 : 1);
+	}
+	if (wait4(pid, &status, 0, &ru) == -1)
+		return -1;
+	*cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	*rss_kb = ru.ru_maxrss;
+	if (WIFSIGNALED(status))
+		printf("# killed by signal %d\n", WTERMSIG(status));
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* Names of a few hundred bytes that print hundreds of megabytes. */
+static void
+test_exponential(void)
+{
+	static const struct {
+		const char	*what;
+		int		 kind;	/* 0 C++, 1 C++ pack, 2 Rust v0 */
+		size_t		 depth;
+	} t[] = {
+		{ "C++ X<S, S> 26 deep (570 MB)", 0, 26 },
+		{ "C++ pack expansion 28 deep", 1, 28 },
+		{ "Rust v0 backrefs 26 deep (800 MB)", 2, 26 },
+	};
+	char	 s[1024];
+	long	 cpu, rss;
+	size_t	 i;
+	int	 r;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (t[i].kind == 2)
+			rust_deep(s, sizeof(s), t[i].depth);
+		else
+			cxx_deep(s, sizeof(s), t[i].depth, t[i].kind);
+		r = deep_child(s, &cpu, &rss);
+		printf("# %s: %zu bytes, %ld ms of CPU, peak RSS %ld KB\n",
+		    t[i].what, strlen(s), cpu, rss);
+		ok(r == 0, "%s: kept mangled, counted", t[i].what);
+		ok(cpu < 1000, "%s: under 1 s of CPU for 3 tries", t[i].what);
+		ok(rss < 64 * 1024, "%s: under 64 MB", t[i].what);
+	}
 }
 
 /* The cache: demangled once, memory counted, reset by a new mode. */
@@ -437,6 +591,7 @@ main(void)
 	test_names();
 	test_simplify();
 	test_hostile();
+	test_exponential();
 	test_cache();
 	snprintf(dir, FX_DIR_MAX, "/tmp/ebpfspy-demangle.XXXXXX");
 	if (mkdtemp(dir) == NULL) {

@@ -16,11 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sym/elf.h"
 #include "sym/gopclntab.h"
 #include "sym/resolve.h"
+#include "sym/symstats.h"
 #include "config.h"
 
 #include "tap.h"
@@ -43,6 +45,8 @@ enum bug {
 	BUG_PARENT_LOOP,	/* inline nodes each other's parent */
 	BUG_PCTAB_ENDLESS,	/* a pc-value table that never moves on */
 	BUG_NAME_UNTERMINATED,	/* the name table's last name, no NUL */
+	BUG_LINES_LONG,		/* 256 MB function, 2M steps that stay */
+	BUG_LINES_SLOW,		/* 40000 steps: under a lookup's cap */
 	BUG_MAX
 };
 
@@ -51,7 +55,12 @@ static const char *const bug_names[] = {
 	"unsorted", "funcoff past end", "nameoff out of range",
 	"npcdata huge", "pcdata past end", "inline tree past end",
 	"parent loop", "endless pc-value table", "name unterminated",
+	"lines too long a walk", "lines slow to walk",
 };
+
+/* Pairs (value +1, pc +0) in beta's line table for these bugs. */
+#define LINES_LONG_STEPS	2000000
+#define LINES_SLOW_STEPS	40000
 
 static const char *
 fpath(const char *name)
@@ -134,7 +143,11 @@ gen(const char *name, int v, int pic, enum bug bug)
 {
 	char		 src[PATH_MAX], out[PATH_MAX];
 	FILE		*o;
+	const char	*huge = NULL;	/* beta's size, claimed */
 	int		 i, gofunc_idx = v == 120 ? 40 : 38;
+
+	if (bug == BUG_LINES_LONG || bug == BUG_LINES_SLOW)
+		huge = "0x10000000";
 
 	snprintf(src, sizeof(src), "%s/%s.s", dir, name);
 	snprintf(out, sizeof(out), "%s/%s", dir, name);
@@ -181,8 +194,13 @@ gen(const char *name, int v, int pic, enum bug bug)
 	 * for 8 (inl2's, in inl.go), 11 for 32; so inl1 is called at line
 	 * 10 (parentPc 8) and inl2 at line 20 (parentPc 16).
 	 */
-	fprintf(o, "pcln_b:\t.byte 22, 16, 20, 8, 20, 8, 37, 32, 0\n"
-	    "pcfile_b:\t.byte 2, 16, 2, 16, 1, 32, 0\n");
+	if (bug == BUG_LINES_LONG || bug == BUG_LINES_SLOW)
+		fprintf(o, "pcln_b:\t.byte 22, 16\n\t.fill %d, 2, 2\n"
+		    "\t.byte 20, 8, 20, 8, 37, 32, 0\n", bug ==
+		    BUG_LINES_LONG ? LINES_LONG_STEPS : LINES_SLOW_STEPS);
+	else
+		fprintf(o, "pcln_b:\t.byte 22, 16, 20, 8, 20, 8, 37, 32, 0\n");
+	fprintf(o, "pcfile_b:\t.byte 2, 16, 2, 16, 1, 32, 0\n");
 	/* beta: -1 for 16 bytes, 0 for 8, 1 for 8, -1 for 32. */
 	if (bug == BUG_PCTAB_ENDLESS) {
 		fprintf(o, "inl_b:\t.byte 0, 16\n");
@@ -200,10 +218,14 @@ gen(const char *name, int v, int pic, enum bug bug)
 		else if (bug == BUG_FUNCOFF_PAST_END)
 			fprintf(o, "\t.quad fn_b, 0x7ffffff0\n"
 			    "\t.quad fn_c, func_c - functab\n");
+		else if (huge)
+			fprintf(o, "\t.quad fn_b, func_b - functab\n"
+			    "\t.quad fn_b + %s, func_c - functab\n", huge);
 		else
 			fprintf(o, "\t.quad fn_b, func_b - functab\n"
 			    "\t.quad fn_c, func_c - functab\n");
-		fprintf(o, "\t.quad text_end, 0\n");
+		fprintf(o, "\t.quad text_end%s, 0\n", huge ? " + 0x10000000" :
+		    "");
 	} else {
 		fprintf(o, "\t.long fn_a - text_start, func_a - functab\n");
 		if (bug == BUG_UNSORTED)
@@ -212,10 +234,15 @@ gen(const char *name, int v, int pic, enum bug bug)
 		else if (bug == BUG_FUNCOFF_PAST_END)
 			fprintf(o, "\t.long fn_b - text_start, 0x7ffffff0\n"
 			    "\t.long fn_c - text_start, func_c - functab\n");
+		else if (huge)
+			fprintf(o, "\t.long fn_b - text_start, "
+			    "func_b - functab\n\t.long fn_b - text_start + %s, "
+			    "func_c - functab\n", huge);
 		else
 			fprintf(o, "\t.long fn_b - text_start, func_b - functab\n"
 			    "\t.long fn_c - text_start, func_c - functab\n");
-		fprintf(o, "\t.long text_end - text_start, 0\n");
+		fprintf(o, "\t.long text_end - text_start%s, 0\n", huge ?
+		    " + 0x10000000" : "");
 	}
 	gen_func(o, v, 'a', "n_alpha", 0, bug);
 	gen_func(o, v, 'b', "n_beta", 1, bug);
@@ -382,6 +409,112 @@ test_synthetic(int v, int pic)
 	resolve_free(r);
 }
 
+static double
+cpu_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * A line table made to be walked: beta claimed 256 MB long and its
+ * lines a run of entries that never move the pc on.  count lookups at
+ * beta + 28 in a child bounded by an alarm; what they cost and what
+ * became of the table in *ms, *found (lookups that gave lines),
+ * *refused (counted), *named (beta still named).
+ */
+static int
+budget_run(const char *name, int count, double *ms, int *found,
+    int *refused, int *named)
+{
+	struct elf_file		*ef = NULL;
+	struct gopclntab	*g = NULL;
+	const char		*files[GOPCLNTAB_DEPTH_MAX], *nm;
+	int32_t			 lines[GOPCLNTAB_DEPTH_MAX];
+	uint64_t		 b, before;
+	double			 t0;
+	int			 fd, i, p[2], r[4], status;
+	pid_t			 pid;
+
+	if (addr_of(name, "fn_b", &b) == -1 || pipe(p) == -1)
+		return -1;
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		alarm(60);
+		close(p[0]);
+		memset(r, 0, sizeof(r));
+		if ((fd = open(fpath(name), O_RDONLY)) == -1 ||
+		    (ef = elf_file_open(fd)) == NULL ||
+		    (g = gopclntab_read(ef, 0, 0)) == NULL)
+			_exit(1);
+		before = symstats_refused(SYMSTATS_REFUSED_GO_LINES);
+		t0 = cpu_ms();
+		for (i = 0; i < count; i++)
+			if (gopclntab_lines(g, b + 28, files, lines,
+			    GOPCLNTAB_DEPTH_MAX) > 0)
+				r[1]++;
+		r[0] = cpu_ms() - t0;
+		r[2] = symstats_refused(SYMSTATS_REFUSED_GO_LINES) - before;
+		r[3] = (nm = gopclntab_lookup(g, b + 28)) != NULL &&
+		    strcmp(nm, "fx.inl2") == 0;
+		if (write(p[1], r, sizeof(r)) != sizeof(r))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	i = read(p[0], r, sizeof(r));
+	close(p[0]);
+	if (pid == -1 || waitpid(pid, &status, 0) == -1 || i != sizeof(r) ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		*ms = -1;
+		return -1;
+	}
+	*ms = r[0];
+	*found = r[1];
+	*refused = r[2];
+	*named = r[3];
+	return 0;
+}
+
+/* Bounds on the work of line lookups: per lookup, per file a second. */
+static void
+test_line_budget(int v)
+{
+	char	 name[64];
+	double	 ms;
+	int	 found, refused, named;
+
+	snprintf(name, sizeof(name), "long%d", v);
+	if (gen(name, v, 0, BUG_LINES_LONG) == -1 ||
+	    budget_run(name, 200, &ms, &found, &refused, &named) == -1)
+		ok(0, "go %d: a line table too long a walk: answered", v);
+	else {
+		printf("# go %d, %d steps a lookup: 200 lookups in %.0f ms "
+		    "of CPU, %d with lines\n", v, LINES_LONG_STEPS, ms,
+		    found);
+		ok(ms < 100, "go %d: 200 walks of 2M steps: under 100 ms", v);
+		is_int(found, 0, "go %d: over a lookup's cap: no lines", v);
+		is_int(refused, 1, "go %d: the table refused once, counted",
+		    v);
+		ok(named, "go %d: its names kept", v);
+	}
+	snprintf(name, sizeof(name), "slow%d", v);
+	if (gen(name, v, 0, BUG_LINES_SLOW) == -1 ||
+	    budget_run(name, 2000, &ms, &found, &refused, &named) == -1)
+		ok(0, "go %d: a line table slow to walk: answered", v);
+	else {
+		printf("# go %d, %d steps a lookup: 2000 lookups in %.0f ms "
+		    "of CPU, %d with lines\n", v, LINES_SLOW_STEPS, ms,
+		    found);
+		ok(found > 0 && found < 2000, "go %d: lines until the file's "
+		    "budget is spent (%d)", v, found);
+		is_int(refused, 1, "go %d: then refused, counted", v);
+		ok(named, "go %d: its names kept", v);
+	}
+}
+
 /* A damaged table: names where they are sound, never a crash. */
 static void
 test_hostile(int v)
@@ -439,6 +572,11 @@ test_hostile(int v)
 		case BUG_PCTAB_ENDLESS:
 			ok(got != NULL, "go %d, %s: answered (%s)", v,
 			    bug_names[bug], got);
+			break;
+		case BUG_LINES_LONG:
+		case BUG_LINES_SLOW:
+			is_str(got, "fx.inl2", "go %d, %s: named", v,
+			    bug_names[bug]);
 			break;
 		case BUG_NAME_UNTERMINATED:
 			is_str(got, "fx.inl2", "go %d, %s: terminated by us", v,
@@ -873,6 +1011,8 @@ main(void)
 	}
 	for (v = 116; v <= 120; v += 2)
 		test_hostile(v);
+	test_line_budget(116);
+	test_line_budget(120);
 	if (addr_of("go120", "fn_b", &addrs[0]) == 0) {
 		addrs[1] = addrs[0] + 28;
 		addrs[2] = addrs[0] - 64;
