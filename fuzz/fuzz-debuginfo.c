@@ -16,11 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sym/debuginfo.h"
-#include "sym/elf.h"
+#include "elf/debuginfo.h"
+#include "elf/elf.h"
 #include "fuzz.h"
 #include "sym/symfile.h"
-#include "sym/symtab.h"
+#include "elf/symtab.h"
 
 #define FUZZ_SEP	"\0FUZZ-DEBUG-FILE\0"
 

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "fuzz.h"
 #include "sym/gopclntab.h"
 #include "sym/symfile.h"
-#include "sym/symtab.h"
+#include "elf/symtab.h"
 
 static void
 fuzz_elf_symtab(const struct symtab *st)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "fuzz.h"
 #include "sym/gopclntab.h"
 

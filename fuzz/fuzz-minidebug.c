@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sym/debuginfo.h"
-#include "sym/elf.h"
+#include "elf/debuginfo.h"
+#include "elf/elf.h"
 #include "fuzz.h"
 #include "sym/symfile.h"
-#include "sym/symtab.h"
+#include "elf/symtab.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)

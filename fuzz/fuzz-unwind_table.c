@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "fuzz.h"
 #include "unwind/unwind_table.h"
 

@@ -2,9 +2,9 @@
 test_description='the shape of src/: folders in pipeline order
 
 Each folder of src/ includes only its own headers and those of the
-folders below it in the pipeline (config, util, proc, session, sym,
-runtime, python, unwind, profile, push, sink, round, metrics, then the
-top of src/), with no exception: config/ is the contract and includes nothing
+folders below it in the pipeline (config, util, proc, elf, session,
+sym, runtime, python, unwind, profile, push, sink, round, metrics, then
+the top of src/), with no exception: config/ is the contract and includes nothing
 (README, "Architecture"); no circle between folders, nor between
 modules through config, reload or watch; only session calls libbpf on
 the daemon'"'"'s maps; only the top modules live directly in src/; no

@@ -1,6 +1,6 @@
 /*
  * A small ELF reader for interpreter detection: symbols by name, bytes
- * of initialized data, DT_NEEDED and PT_LOAD.  src/sym/elf.c serves
+ * of initialized data, DT_NEEDED and PT_LOAD.  src/elf/elf.c serves
  * symbolization (function symbols, sorted); this one answers the few
  * questions src/python/python.c asks, with pread() and explicit bounds, so a
  * planted file can neither crash nor hang the daemon.

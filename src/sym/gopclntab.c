@@ -42,11 +42,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf.h"
+#include "elf/elf.h"
 #include "gopclntab.h"
 #include "gopclntab_int.h"
 #include "util/log.h"
-#include "symtab.h"
+#include "elf/symtab.h"
 #include "util/xmalloc.h"
 
 #define GOPCLNTAB_MAGIC_116	0xfffffffaU

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf.h"
+#include "elf/elf.h"
 #include "gopclntab.h"
 #include "gopclntab_int.h"
 #include "util/xmalloc.h"

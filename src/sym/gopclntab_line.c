@@ -32,11 +32,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "elf.h"
+#include "elf/elf.h"
 #include "gopclntab.h"
 #include "gopclntab_int.h"
 #include "symstats.h"
-#include "symtab.h"
+#include "elf/symtab.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 

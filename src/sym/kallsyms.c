@@ -16,7 +16,7 @@
 
 #include "kallsyms.h"
 #include "util/log.h"
-#include "symtab.h"
+#include "elf/symtab.h"
 #include "util/xmalloc.h"
 
 /* Above KSYM_NAME_LEN (512) plus a module name and the address. */

@@ -37,7 +37,7 @@
 #include "perfmap.h"
 #include "proc/proc.h"
 #include "proc/proc_root.h"
-#include "symtab.h"
+#include "elf/symtab.h"
 #include "util/xmalloc.h"
 
 #define PERFMAP_BYTES_MAX	(16 * 1024 * 1024)

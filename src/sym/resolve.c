@@ -38,7 +38,7 @@
 #include <time.h>
 
 #include "config/config.h"
-#include "debuginfo.h"
+#include "elf/debuginfo.h"
 #include "kallsyms.h"
 #include "util/log.h"
 #include "perfmap.h"

@@ -57,7 +57,7 @@
 
 #include "config/config.h"
 #include "demangle.h"
-#include "elf.h"
+#include "elf/elf.h"
 #include "gopclntab.h"
 #include "util/log.h"
 #include "proc/proc_root.h"
@@ -65,7 +65,7 @@
 #include "symcache.h"
 #include "symcache_int.h"
 #include "symfile.h"
-#include "symtab.h"
+#include "elf/symtab.h"
 #include "util/xmalloc.h"
 
 #define SYMCACHE_BUCKETS_MIN	256

@@ -19,12 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "debuginfo.h"
-#include "elf.h"
+#include "elf/debuginfo.h"
+#include "elf/elf.h"
 #include "gopclntab.h"
 #include "util/log.h"
 #include "symfile.h"
-#include "symtab.h"
+#include "elf/symtab.h"
 #include "util/xmalloc.h"
 
 /* What identifies the file's contents: its build id, and its .symtab. */

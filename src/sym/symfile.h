@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "debuginfo.h"
-#include "elf.h"
+#include "elf/debuginfo.h"
+#include "elf/elf.h"
 
 struct gopclntab;
 struct symtab;

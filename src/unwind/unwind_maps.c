@@ -43,7 +43,7 @@
 #include <ev.h>
 
 #include "config/config.h"
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "util/log.h"
 #include "proc/procmaps.h"
 #include "session/session_unwind.h"

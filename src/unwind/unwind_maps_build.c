@@ -22,7 +22,7 @@
 
 #include <ev.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "util/log.h"
 #include "unwind_maps_int.h"
 #include "unwind_maps_source.h"

@@ -14,7 +14,7 @@
 
 #include "proc/procmaps.h"
 #include "session/session_unwind.h"
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 #include "unwind_maps_int.h"

@@ -11,7 +11,7 @@
  *
  * A file stripped of its CFI (built without unwind tables, or its
  * .eh_frame removed): the .debug_frame of its debug file, found as the
- * symbols find theirs (src/sym/debuginfo.c: by build id, else by
+ * symbols find theirs (src/elf/debuginfo.c: by build id, else by
  * .gnu_debuglink, in the process's root first), each candidate checked
  * to belong to the file.
  */
@@ -26,8 +26,8 @@
 
 #include "proc/proc_root.h"
 #include "proc/procmaps.h"
-#include "sym/debuginfo.h"
-#include "sym/elf.h"
+#include "elf/debuginfo.h"
+#include "elf/elf.h"
 #include "unwind_maps_source.h"
 #include "util/xmalloc.h"
 

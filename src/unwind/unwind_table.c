@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "util/log.h"
 #include "unwind_table.h"
 #include "unwind_table_int.h"

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "unwind_cfi.h"
 #include "unwind_table.h"
 #include "unwind_table_int.h"

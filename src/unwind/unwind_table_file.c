@@ -11,7 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "unwind_table_int.h"
 #include "util/xmalloc.h"
 

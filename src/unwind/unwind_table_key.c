@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "unwind_table.h"
 #include "util/hash.h"
 

@@ -28,8 +28,9 @@ import sys
 # The pipeline, lowest first: a folder may include its own headers and
 # those of folders before it in this list.  config/ is the contract (the
 # configuration's types and tables) and includes nothing; "" is the top.
-ORDER = ["config", "util", "proc", "session", "sym", "runtime", "python",
-         "unwind", "profile", "push", "sink", "round", "metrics", ""]
+ORDER = ["config", "util", "proc", "elf", "session", "sym", "runtime",
+         "python", "unwind", "profile", "push", "sink", "round", "metrics",
+         ""]
 TOP = {"main", "ebpfspyd", "ebpfspyd_check", "ebpfspyd_daemon",
        "ebpfspyd_reload", "reload", "watch", "config", "config_int", "config_keys",
        "config_value"}

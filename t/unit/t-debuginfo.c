@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "sym/debuginfo.h"
+#include "elf/debuginfo.h"
 #include "sym/resolve.h"
 #include "config.h"
 #include "sym/symcache.h"

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "sym/resolve.h"
 #include "config.h"
 #include "sym/symcache.h"
-#include "sym/symtab.h"
+#include "elf/symtab.h"
 
 #include "tap.h"
 #include "symfix.h"

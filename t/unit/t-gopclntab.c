@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "sym/gopclntab.h"
 #include "sym/resolve.h"
 #include "sym/symstats.h"

@@ -22,7 +22,7 @@
 #include "config.h"
 #include "sym/symcache.h"
 #include "sym/symfile.h"
-#include "sym/symtab.h"
+#include "elf/symtab.h"
 
 #include "tap.h"
 #include "symfix.h"

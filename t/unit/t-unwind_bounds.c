@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "unwind/unwind_table.h"
 
 #include "tap.h"

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sym/elf.h"
+#include "elf/elf.h"
 #include "unwind/unwind_table.h"
 
 #include "tap.h"
