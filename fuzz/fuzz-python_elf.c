@@ -10,14 +10,14 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "python/python_elf.h"
+#include "elf/elf_lookup.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	static const char *const names[] = { "_PyRuntime", "Py_Version",
 	    "PyCode_Type", "PyGILState_GetThisThreadState" };
-	struct python_elf	*pe;
+	struct elf_lookup	*pe;
 	uint64_t		 val[4], off[16], vaddr[16], seglen[16];
 	uint8_t			 buf[0x238];
 	size_t			 i, n;
@@ -25,28 +25,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 
 	if ((fd = fuzz_memfd(data, len)) == -1)
 		return 0;
-	if ((pe = python_elf_open(fd)) == NULL) {
+	if ((pe = elf_lookup_open(fd)) == NULL) {
 		close(fd);
 		return 0;
 	}
 	for (symtab = 0; symtab < 2; symtab++) {
-		if (python_elf_symbols(pe, names, val, 4, symtab) > 4)
+		if (elf_lookup_symbols(pe, names, val, 4, symtab) > 4)
 			abort();
 		for (i = 0; i < 4; i++) {
 			if (val[i] == 0)
 				continue;
-			python_elf_read(pe, val[i], buf, 8);
-			python_elf_read(pe, val[i], buf, 48);
-			python_elf_read(pe, val[i], buf, sizeof(buf));
+			elf_lookup_read(pe, val[i], buf, 8);
+			elf_lookup_read(pe, val[i], buf, 48);
+			elf_lookup_read(pe, val[i], buf, sizeof(buf));
 		}
 	}
-	python_elf_needs(pe, "libpython");
-	n = python_elf_loads(pe, off, vaddr, seglen, 16);
+	elf_lookup_needs(pe, "libpython");
+	n = elf_lookup_loads(pe, off, vaddr, seglen, 16);
 	if (n > 16)
 		abort();
 	for (i = 0; i < n; i++)
-		python_elf_read(pe, vaddr[i], buf, 16);
-	python_elf_close(pe);
+		elf_lookup_read(pe, vaddr[i], buf, 16);
+	elf_lookup_close(pe);
 	close(fd);
 	return 0;
 }

@@ -57,6 +57,16 @@ test_expect_success PYTHON3 'the contract includes nothing above it' '
 	grep "^config/config.h: includes util/log.h, a folder above config\$" out
 '
 
+test_expect_success PYTHON3 'the ELF floor is below the symbolizer' '
+	rm -rf src && mkdir -p src/elf src/sym src/unwind &&
+	echo "#include \"sym/symfile.h\"" >src/elf/elf.c &&
+	echo "#include \"elf/elf.h\"" >src/unwind/unwind_table.c &&
+	: >src/sym/symfile.h && : >src/elf/elf.h &&
+	test_expect_code 1 layout src check >out &&
+	grep "^elf/elf.c: includes sym/symfile.h, a folder above elf\$" out &&
+	test_line_count = 1 out
+'
+
 test_expect_success PYTHON3 'the check finds a libbpf call outside session' '
 	rm -rf src && mkdir -p src/round &&
 	printf "void f(void) { bpf_map_lookup_elem(fd, k, v); }\n" \

@@ -1,4 +1,12 @@
 /*
+ * src/elf/ reads binary files for the folders above it: sym/, unwind/
+ * and the runtimes.  Two readers, because their callers ask different
+ * things: this one (libelf) serves symbolization -- sorted function
+ * symbols, sections, build ids -- and elf_lookup.c (pread) answers
+ * bounded lookups by name in untrusted files without mapping them.
+ * debuginfo.c finds a file's debug file (build id, .gnu_debuglink,
+ * MiniDebugInfo); symtab.c is the sorted table symbols are read into.
+ *
  * What symbolization needs from an ELF file, read with libelf: opening
  * it, the build id, and the PT_LOAD segments.  Its symbol tables are
  * elf_symbols.c's, its sections by name or address (for the readers of

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf/elf_lookup.h"
 #include "proc/proc_root.h"
 #include "proc/procmaps.h"
 #include "python.h"
-#include "python_elf.h"
 #include "python_file.h"
 #include "python_table.h"
 
@@ -61,14 +61,14 @@ python_file_name_version(const char *base, int *free_threaded)
  * instruction.
  */
 static int
-python_file_decode_tss(struct python_elf *pe, uint64_t fn, uint64_t runtime)
+python_file_decode_tss(struct elf_lookup *pe, uint64_t fn, uint64_t runtime)
 {
 	uint8_t		 code[48];
 	int32_t		 disp;
 	uint64_t	 addr;
 	size_t		 i;
 
-	if (fn == 0 || python_elf_read(pe, fn, code, sizeof(code)) == -1)
+	if (fn == 0 || elf_lookup_read(pe, fn, code, sizeof(code)) == -1)
 		return -1;
 	for (i = 0; i + 7 <= sizeof(code); i++) {
 		if (code[i] == 0x48 && code[i + 1] == 0x8d &&
@@ -89,7 +89,7 @@ python_file_decode_tss(struct python_elf *pe, uint64_t fn, uint64_t runtime)
 
 /* 3.13+: the interpreter describes its own layout; it must agree. */
 static int
-python_file_debug_offsets_ok(struct python_elf *pe,
+python_file_debug_offsets_ok(struct elf_lookup *pe,
     const struct python_file *f, const struct python_version *v)
 {
 	uint64_t	 d[0x238 / 8];
@@ -97,7 +97,7 @@ python_file_debug_offsets_ok(struct python_elf *pe,
 
 	if (v->ndebug == 0)
 		return 1;
-	if (python_elf_read(pe, f->runtime, d, sizeof(d)) == -1 ||
+	if (elf_lookup_read(pe, f->runtime, d, sizeof(d)) == -1 ||
 	    memcmp(d, "xdebugpy", 8) != 0)
 		return 0;
 	for (i = 0; i < v->ndebug; i++)
@@ -108,7 +108,7 @@ python_file_debug_offsets_ok(struct python_elf *pe,
 }
 
 static void
-python_file_examine(struct python_file *f, struct python_elf *pe,
+python_file_examine(struct python_file *f, struct elf_lookup *pe,
     const char *base)
 {
 	static const char *const names[] = { "_PyRuntime", "Py_Version",
@@ -124,25 +124,25 @@ python_file_examine(struct python_file *f, struct python_elf *pe,
 	 * Every CPython exports _PyRuntime: .symtab, often large, is read
 	 * only for files named like Python.
 	 */
-	if (python_elf_symbols(pe, names, val, 4, python_file_is_named(base)) ==
+	if (elf_lookup_symbols(pe, names, val, 4, python_file_is_named(base)) ==
 	    0 || val[0] == 0) {
-		f->needs_lib = python_elf_needs(pe, "libpython");
+		f->needs_lib = elf_lookup_needs(pe, "libpython");
 		return;
 	}
 	f->interp = 1;
 	f->runtime = val[0];
 	f->code_type = val[2];
-	if (val[1] != 0 && python_elf_read(pe, val[1], &hex,
+	if (val[1] != 0 && elf_lookup_read(pe, val[1], &hex,
 	    sizeof(hex)) == 0 && (hex >> 24) == 3)
 		f->minor = (hex >> 16) & 0xff;
 	else
 		f->minor = python_file_name_version(base, &ft);
 	/* 3.13+: the debug offsets say whether the build is free-threaded. */
-	if (python_elf_read(pe, f->runtime, d, sizeof(d)) == 0 &&
+	if (elf_lookup_read(pe, f->runtime, d, sizeof(d)) == 0 &&
 	    memcmp(d, "xdebugpy", 8) == 0 && d[2] != 0)
 		ft = 1;
 	/* The PT_LOAD segments place the file in a process. */
-	f->nseg = python_elf_loads(pe, f->seg_off, f->seg_vaddr, f->seg_len,
+	f->nseg = elf_lookup_loads(pe, f->seg_off, f->seg_vaddr, f->seg_len,
 	    sizeof(f->seg_off) / sizeof(f->seg_off[0]));
 	f->tss_key = python_file_decode_tss(pe, val[3], f->runtime);
 	if (f->minor < 0)
@@ -161,7 +161,7 @@ python_file_get(struct python_files *fs, pid_t pid,
     const struct procmaps_entry *e)
 {
 	struct python_file	*f;
-	struct python_elf	*pe;
+	struct elf_lookup	*pe;
 	struct stat		 sb;
 	size_t			 i;
 	int			 fd;
@@ -187,9 +187,9 @@ python_file_get(struct python_files *fs, pid_t pid,
 	f->mtime = sb.st_mtim;
 	f->minor = -1;
 	f->refusal = -1;
-	if ((pe = python_elf_open(fd)) != NULL) {
+	if ((pe = elf_lookup_open(fd)) != NULL) {
 		python_file_examine(f, pe, procmaps_basename(e));
-		python_elf_close(pe);
+		elf_lookup_close(pe);
 	}
 	close(fd);
 	return f;

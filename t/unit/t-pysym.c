@@ -1,5 +1,5 @@
 /*
- * src/python/pysym.c, src/python/python_elf.c,
+ * src/python/pysym.c, src/elf/elf_lookup.c,
  * src/python/python_table.c: line tables decoded by hand-made tables,
  * code objects and strings read from fake objects in this process's own
  * memory (bad ones too), and the ELF lookups on this test's own
@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "bpf/profile.h"
+#include "elf/elf_lookup.h"
 #include "python/pysym.h"
 #include "python/python.h"
-#include "python/python_elf.h"
 #include "python/python_table.h"
 #include "tap.h"
 
@@ -282,7 +282,7 @@ test_elf(void)
 {
 	static const char *const names[] = { "t_pysym_marker", "main",
 	    "no_such_symbol" };
-	struct python_elf	*pe;
+	struct elf_lookup	*pe;
 	uint64_t		 val[3], got = 0, off[8], va[8], len[8];
 	char			 path[] = "/tmp/t-pysym.XXXXXX";
 	int			 fd;
@@ -291,21 +291,21 @@ test_elf(void)
 		ok(0, "open /proc/self/exe");
 		return;
 	}
-	pe = python_elf_open(fd);
+	pe = elf_lookup_open(fd);
 	ok(pe != NULL, "our own executable opens");
 	if (pe != NULL) {
-		is_int(python_elf_symbols(pe, names, val, 3, 1), 2,
+		is_int(elf_lookup_symbols(pe, names, val, 3, 1), 2,
 		    "two symbols of three found");
 		ok(val[0] != 0 && val[1] != 0 && val[2] == 0,
 		    "the right two");
-		ok(python_elf_read(pe, val[0], &got, sizeof(got)) == 0 &&
+		ok(elf_lookup_read(pe, val[0], &got, sizeof(got)) == 0 &&
 		    got == t_pysym_marker, "a constant read from the file");
-		ok(python_elf_read(pe, 0, &got, sizeof(got)) == -1,
+		ok(elf_lookup_read(pe, 0, &got, sizeof(got)) == -1,
 		    "address 0 is in no section");
-		ok(python_elf_needs(pe, "libc."), "DT_NEEDED libc");
-		ok(!python_elf_needs(pe, "libpython"), "no libpython");
-		ok(python_elf_loads(pe, off, va, len, 8) > 0, "PT_LOAD");
-		python_elf_close(pe);
+		ok(elf_lookup_needs(pe, "libc."), "DT_NEEDED libc");
+		ok(!elf_lookup_needs(pe, "libpython"), "no libpython");
+		ok(elf_lookup_loads(pe, off, va, len, 8) > 0, "PT_LOAD");
+		elf_lookup_close(pe);
 	}
 	close(fd);
 
@@ -317,9 +317,9 @@ test_elf(void)
 	unlink(path);
 	if (write(fd, "\177ELF\2\1\1", 7) != 7)
 		ok(0, "write");
-	ok(python_elf_open(fd) == NULL, "a truncated header is refused");
+	ok(elf_lookup_open(fd) == NULL, "a truncated header is refused");
 	close(fd);
-	python_elf_close(NULL);
+	elf_lookup_close(NULL);
 }
 
 static void

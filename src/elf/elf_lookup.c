@@ -1,8 +1,9 @@
 /*
- * A small ELF reader for interpreter detection: symbols by name, bytes
- * of initialized data, DT_NEEDED and PT_LOAD.  src/elf/elf.c serves
- * symbolization (function symbols, sorted); this one answers the few
- * questions src/python/python.c asks, with pread() and explicit bounds, so a
+ * A small ELF reader for telling a runtime by its file: symbols by name,
+ * bytes of initialized data, DT_NEEDED and PT_LOAD.  src/elf/elf.c
+ * serves symbolization (function symbols, sorted); this one answers the
+ * few questions a runtime's detection asks (src/python/python_file.c),
+ * with pread() and explicit bounds and without mapping the file, so a
  * planted file can neither crash nor hang the daemon.
  */
 #include <sys/types.h>
@@ -13,15 +14,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "python_elf.h"
+#include "elf_lookup.h"
 #include "util/xmalloc.h"
 
-#define PYTHON_ELF_SECTIONS_MAX	4096
-#define PYTHON_ELF_SEGMENTS_MAX	256
-#define PYTHON_ELF_TABLE_MAX	(64 * 1024 * 1024)
-#define PYTHON_ELF_DYNAMIC_MAX	(1024 * 1024)
+#define ELF_LOOKUP_SECTIONS_MAX	4096
+#define ELF_LOOKUP_SEGMENTS_MAX	256
+#define ELF_LOOKUP_TABLE_MAX	(64 * 1024 * 1024)
+#define ELF_LOOKUP_DYNAMIC_MAX	(1024 * 1024)
 
-struct python_elf {
+struct elf_lookup {
 	int		 fd;
 	uint64_t	 size;
 	Elf64_Ehdr	 eh;
@@ -32,7 +33,7 @@ struct python_elf {
 };
 
 static int
-python_elf_pread(struct python_elf *pe, void *buf, uint64_t len,
+elf_lookup_pread(struct elf_lookup *pe, void *buf, uint64_t len,
     uint64_t off)
 {
 	ssize_t	 n;
@@ -53,7 +54,7 @@ python_elf_pread(struct python_elf *pe, void *buf, uint64_t len,
 
 /* A whole table of the file, bounded; NULL if it does not fit. */
 static void *
-python_elf_load(struct python_elf *pe, uint64_t off, uint64_t len,
+elf_lookup_load(struct elf_lookup *pe, uint64_t off, uint64_t len,
     uint64_t max)
 {
 	void	*buf;
@@ -61,17 +62,17 @@ python_elf_load(struct python_elf *pe, uint64_t off, uint64_t len,
 	if (len == 0 || len > max)
 		return NULL;
 	buf = xmalloc(len);
-	if (python_elf_pread(pe, buf, len, off) == -1) {
+	if (elf_lookup_pread(pe, buf, len, off) == -1) {
 		free(buf);
 		return NULL;
 	}
 	return buf;
 }
 
-struct python_elf *
-python_elf_open(int fd)
+struct elf_lookup *
+elf_lookup_open(int fd)
 {
-	struct python_elf	*pe;
+	struct elf_lookup	*pe;
 	off_t			 size;
 
 	if ((size = lseek(fd, 0, SEEK_END)) == -1 ||
@@ -80,7 +81,7 @@ python_elf_open(int fd)
 	pe = xcalloc(1, sizeof(*pe));
 	pe->fd = fd;
 	pe->size = size;
-	if (python_elf_pread(pe, &pe->eh, sizeof(pe->eh), 0) == -1 ||
+	if (elf_lookup_pread(pe, &pe->eh, sizeof(pe->eh), 0) == -1 ||
 	    memcmp(pe->eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    pe->eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -92,31 +93,31 @@ python_elf_open(int fd)
 		goto fail;
 	if (pe->eh.e_shoff != 0 && pe->eh.e_shnum > 0) {
 		if (pe->eh.e_shentsize != sizeof(Elf64_Shdr) ||
-		    pe->eh.e_shnum > PYTHON_ELF_SECTIONS_MAX)
+		    pe->eh.e_shnum > ELF_LOOKUP_SECTIONS_MAX)
 			goto fail;
 		pe->shnum = pe->eh.e_shnum;
-		if ((pe->sh = python_elf_load(pe, pe->eh.e_shoff,
+		if ((pe->sh = elf_lookup_load(pe, pe->eh.e_shoff,
 		    pe->shnum * sizeof(Elf64_Shdr), UINT64_MAX)) == NULL)
 			goto fail;
 	}
 	if (pe->eh.e_phoff != 0 && pe->eh.e_phnum > 0) {
 		if (pe->eh.e_phentsize != sizeof(Elf64_Phdr) ||
-		    pe->eh.e_phnum > PYTHON_ELF_SEGMENTS_MAX)
+		    pe->eh.e_phnum > ELF_LOOKUP_SEGMENTS_MAX)
 			goto fail;
 		pe->phnum = pe->eh.e_phnum;
-		if ((pe->ph = python_elf_load(pe, pe->eh.e_phoff,
+		if ((pe->ph = elf_lookup_load(pe, pe->eh.e_phoff,
 		    pe->phnum * sizeof(Elf64_Phdr), UINT64_MAX)) == NULL)
 			goto fail;
 	}
 	return pe;
 
 fail:
-	python_elf_close(pe);
+	elf_lookup_close(pe);
 	return NULL;
 }
 
 void
-python_elf_close(struct python_elf *pe)
+elf_lookup_close(struct elf_lookup *pe)
 {
 	if (pe == NULL)
 		return;
@@ -127,7 +128,7 @@ python_elf_close(struct python_elf *pe)
 
 /* Look the wanted names up in one symbol table; fills what it finds. */
 static void
-python_elf_symtab(struct python_elf *pe, const Elf64_Shdr *sh,
+elf_lookup_symtab(struct elf_lookup *pe, const Elf64_Shdr *sh,
     const char *const *names, uint64_t *values, size_t n)
 {
 	const Elf64_Shdr	*strsh;
@@ -142,10 +143,10 @@ python_elf_symtab(struct python_elf *pe, const Elf64_Shdr *sh,
 	strsh = &pe->sh[sh->sh_link];
 	if (strsh->sh_type != SHT_STRTAB)
 		return;
-	if ((syms = python_elf_load(pe, sh->sh_offset, sh->sh_size,
-	    PYTHON_ELF_TABLE_MAX)) == NULL ||
-	    (strs = python_elf_load(pe, strsh->sh_offset, strsh->sh_size,
-	    PYTHON_ELF_TABLE_MAX)) == NULL)
+	if ((syms = elf_lookup_load(pe, sh->sh_offset, sh->sh_size,
+	    ELF_LOOKUP_TABLE_MAX)) == NULL ||
+	    (strs = elf_lookup_load(pe, strsh->sh_offset, strsh->sh_size,
+	    ELF_LOOKUP_TABLE_MAX)) == NULL)
 		goto done;
 	nsyms = sh->sh_size / sizeof(Elf64_Sym);
 	for (i = 1; i < nsyms; i++) {
@@ -175,7 +176,7 @@ done:
  * found.
  */
 int
-python_elf_symbols(struct python_elf *pe, const char *const *names,
+elf_lookup_symbols(struct elf_lookup *pe, const char *const *names,
     uint64_t *values, size_t n, int symtab)
 {
 	size_t	 i, found;
@@ -186,7 +187,7 @@ python_elf_symbols(struct python_elf *pe, const char *const *names,
 		for (i = 0; i < pe->shnum; i++) {
 			if (pe->sh[i].sh_type == (pass == 0 ? SHT_DYNSYM :
 			    SHT_SYMTAB))
-				python_elf_symtab(pe, &pe->sh[i], names,
+				elf_lookup_symtab(pe, &pe->sh[i], names,
 				    values, n);
 		}
 		for (i = found = 0; i < n; i++)
@@ -204,7 +205,7 @@ python_elf_symbols(struct python_elf *pe, const char *const *names,
  * .debug_* sections have address 0 and would "contain" small ones.
  */
 int
-python_elf_read(struct python_elf *pe, uint64_t vaddr, void *buf,
+elf_lookup_read(struct elf_lookup *pe, uint64_t vaddr, void *buf,
     size_t len)
 {
 	const Elf64_Shdr	*sh;
@@ -220,14 +221,14 @@ python_elf_read(struct python_elf *pe, uint64_t vaddr, void *buf,
 			continue;
 		if (sh->sh_offset > UINT64_MAX - (vaddr - sh->sh_addr))
 			return -1;
-		return python_elf_pread(pe, buf, len,
+		return elf_lookup_pread(pe, buf, len,
 		    sh->sh_offset + (vaddr - sh->sh_addr));
 	}
 	return -1;
 }
 
 int
-python_elf_needs(struct python_elf *pe, const char *prefix)
+elf_lookup_needs(struct elf_lookup *pe, const char *prefix)
 {
 	const Elf64_Shdr	*sh, *strsh;
 	Elf64_Dyn		*dyn = NULL;
@@ -241,10 +242,10 @@ python_elf_needs(struct python_elf *pe, const char *prefix)
 		    sh->sh_link >= pe->shnum)
 			continue;
 		strsh = &pe->sh[sh->sh_link];
-		if ((dyn = python_elf_load(pe, sh->sh_offset, sh->sh_size,
-		    PYTHON_ELF_DYNAMIC_MAX)) == NULL ||
-		    (strs = python_elf_load(pe, strsh->sh_offset,
-		    strsh->sh_size, PYTHON_ELF_DYNAMIC_MAX)) == NULL) {
+		if ((dyn = elf_lookup_load(pe, sh->sh_offset, sh->sh_size,
+		    ELF_LOOKUP_DYNAMIC_MAX)) == NULL ||
+		    (strs = elf_lookup_load(pe, strsh->sh_offset,
+		    strsh->sh_size, ELF_LOOKUP_DYNAMIC_MAX)) == NULL) {
 			free(dyn);
 			dyn = NULL;
 			continue;
@@ -270,7 +271,7 @@ python_elf_needs(struct python_elf *pe, const char *prefix)
 
 /* The PT_LOAD segments with file data: offset, address, length. */
 size_t
-python_elf_loads(struct python_elf *pe, uint64_t *off, uint64_t *vaddr,
+elf_lookup_loads(struct elf_lookup *pe, uint64_t *off, uint64_t *vaddr,
     uint64_t *len, size_t max)
 {
 	const Elf64_Phdr	*ph;
