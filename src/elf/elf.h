@@ -1,7 +1,8 @@
 /*
- * This header shares its name with the system's <elf.h>, which <libelf.h>
- * includes; since src/ is on the include path, that include lands here.
- * Pass it on to the system header first.
+ * This header shares its name with the system's <elf.h>: a file of
+ * src/elf/ that includes "elf.h" gets this one, and its callers use
+ * the system's types (Elf64_*, PT_*, SHT_*).  Pass it on to the system
+ * header first.
  */
 #include_next <elf.h>
 
