@@ -38,12 +38,18 @@ test_expect_success ROOT,BPF 'their samples reach main, or say they do not' '
 	all=$(folded_sum "^f4010;" <short.folded) &&
 	whole=$(folded_sum "$(fpless_whole f4010)" <short.folded) &&
 	t=$(folded_sum "^f4010;\\[truncated\\];" <short.folded) &&
+	: whole too: main calling printf, a fault in sort_phase, and the &&
+	: dynamic loader from its entry, where a slow VM spends over 5% &&
+	main=$(folded_sum "^f4010;_start;__libc_start_main[^;]*;__libc_start_call_main;main(;|\$)" \
+	    <short.folded) &&
+	start=$(folded_sum "^f4010;ld-linux[^;]*;_dl_start(;|\$)" <short.folded) &&
 	n=$(cat marked) &&
-	echo "$whole of $all samples whole, $t marked [truncated]" \
-	    "($n marked in all)" &&
+	echo "$whole of $all samples whole in main'"'"'s phases, $main reach" \
+	    "main, $start in ld.so, $t marked [truncated] ($n marked in all)" &&
 	test "$all" -ge 500 &&
-	test $((whole * 100)) -ge $((all * 95)) &&
-	test $((whole + t)) -ge $((all - all / 100)) &&
+	test $((whole * 100)) -ge $(((all - start) * 90)) &&
+	test $(((main + start) * 100)) -ge $((all * 95)) &&
+	test $((main + start + t)) -ge $((all - all / 100)) &&
 	test "$n" -ge "$t"
 '
 
