@@ -75,16 +75,22 @@ test_expect_success ROOT,BPF 'few sleepers had their maps read' '
 '
 
 test_expect_success ROOT,BPF 'burns were read once, not again in their own code' '
-	: a burn spends its first millisecond or so in the loader, &&
-	: where 1 first sample in 10 may fall: then it is read twice &&
+	: a burn first sampled in the dynamic loader is read twice &&
 	for p in $(cat burns); do
 		grep "^pid $p (b4002): maps read at its first sample$" \
 		    daemon.log || return 1
 	done &&
 	grep -E "^pid [0-9]+ \(b4002\): maps read again, in its own code$" \
 	    daemon.log | sed "s/^pid \([0-9]*\).*/\1/" >again &&
-	echo "$(grep -c -F -x -f burns again) of 20 burns read again" &&
-	test $(grep -c -F -x -f burns again) -le 6
+	: the loader is about what a sleeper runs: a burn is first sampled &&
+	: there with the chance that time is of a 97 Hz tick, read once more &&
+	expect=$(awk "{ s += \$1 } END { e = s / NR * 97 / 1e9;
+	    printf \"%d\", 20 * (e < 1 ? e : 1) + 0.5 }" cpu) &&
+	echo "$(grep -c -F -x -f burns again) of 20 burns read again;" \
+	    "$expect expected from the loader'"'"'s time" &&
+	test $(grep -c -F -x -f burns again) -le $((expect * 3 / 2 + 3)) &&
+	: and never more than once again &&
+	test $(grep -F -x -f burns again | sort | uniq -d | wc -l) -eq 0
 '
 
 test_expect_success ROOT,BPF 'the sampled one was read, and named' '
