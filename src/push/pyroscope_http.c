@@ -21,6 +21,7 @@
 #include "pyroscope_conf.h"
 #include "pyroscope_http.h"
 #include "pyroscope_req.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 #define PYROSCOPE_HTTP_RESP_MAX	512	/* bytes kept of an answer */
@@ -64,10 +65,7 @@ static void	 pyroscope_http_check(struct pyroscope_http *);
 double
 pyroscope_http_now(void)
 {
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return clock_ns(CLOCK_MONOTONIC) / 1e9;
 }
 
 static void

@@ -32,6 +32,7 @@
 #include "python_table.h"
 #include "session/session.h"
 #include "session/stacks.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 #define PYTHON_CODE_ROUNDS	20	/* rounds an unused code stays */
@@ -49,7 +50,7 @@ struct python_proc {
 	dev_t			 dev;	/* the interpreter's file */
 	ino_t			 ino;
 	struct procmaps		*maps;
-	struct timespec		 maps_time;	/* when read */
+	int64_t			 maps_time;	/* when read, ns */
 	uint64_t		 maps_round;	/* read again at naming */
 	struct pysym		*sym;
 };
@@ -228,7 +229,7 @@ python_proc_open(struct python *py, pid_t pid, const struct procmaps *maps,
 	pp->dev = makedev(interp->dev_major, interp->dev_minor);
 	pp->ino = interp->inode;
 	pp->maps = procmaps_copy(maps);
-	clock_gettime(CLOCK_MONOTONIC, &pp->maps_time);
+	pp->maps_time = clock_ns(CLOCK_MONOTONIC);
 	pp->sym = pysym_create(pid, &v->lay);
 	TAILQ_INSERT_TAIL(&py->procs, pp, entry);
 	py->nprocs++;
@@ -307,11 +308,10 @@ static int
 python_proc_maps(struct python_proc *pp, long ms)
 {
 	struct procmaps	*maps;
-	struct timespec	 now;
+	int64_t		 now;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((now.tv_sec - pp->maps_time.tv_sec) * 1000 +
-	    (now.tv_nsec - pp->maps_time.tv_nsec) / 1000000 < ms)
+	now = clock_ns(CLOCK_MONOTONIC);
+	if ((now - pp->maps_time) / 1000000 < ms)
 		return 0;
 	pp->maps_time = now;
 	if ((maps = procmaps_read(pp->pid)) == NULL)
@@ -328,7 +328,7 @@ python_proc_maps_update(struct python_proc *pp, const struct procmaps *maps)
 		return;
 	procmaps_free(pp->maps);
 	pp->maps = procmaps_copy(maps);
-	clock_gettime(CLOCK_MONOTONIC, &pp->maps_time);
+	pp->maps_time = clock_ns(CLOCK_MONOTONIC);
 }
 
 /*

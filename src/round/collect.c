@@ -27,6 +27,7 @@
 #include "stacknames.h"
 #include "session/stacks.h"
 #include "sym/symstats.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 /* Free heap bytes below which a round's end does not trim. */
@@ -52,15 +53,6 @@ struct collect {
 	size_t			 last_entries, last_profiles;
 };
 
-static int64_t
-collect_now(clockid_t clk)
-{
-	struct timespec	 ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 struct collect *
 collect_create(struct session *session, struct pids *pids,
     struct resolve *resolve, struct sinks *sinks)
@@ -75,7 +67,7 @@ collect_create(struct session *session, struct pids *pids,
 	c->symstats = symstats_create();
 	c->stack = collect_stack_create(session, resolve, c->symstats);
 	c->profs = collect_profs_create();
-	c->start_real = collect_now(CLOCK_REALTIME);
+	c->start_real = clock_ns(CLOCK_REALTIME);
 	return c;
 }
 
@@ -163,8 +155,8 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	size_t		 i, n, nprofs;
 	int		 rc = 0;
 
-	t0 = collect_now(CLOCK_MONOTONIC);
-	u0 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	u0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	/*
 	 * The sinks draw the last round's flame graphs from its profiles
 	 * once the loop is idle: if that has not happened yet, now.
@@ -193,19 +185,19 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	 * (bpf/profile.bpf.c): now every stack of the counts drained is.
 	 */
 	session_drain_events(c->session);
-	now = collect_now(CLOCK_REALTIME);
-	t1 = collect_now(CLOCK_MONOTONIC);
-	u1 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
+	now = clock_ns(CLOCK_REALTIME);
+	t1 = clock_ns(CLOCK_MONOTONIC);
+	u1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	for (i = 0; i < n; i++)
 		collect_entry(c, conf, &keys[i], vals[i], now);
-	t2 = collect_now(CLOCK_MONOTONIC);
+	t2 = clock_ns(CLOCK_MONOTONIC);
 	/* Series of services gone for [metrics] service_ttl go too. */
 	if ((i = symstats_expire(c->symstats, t2 / 1000000000,
 	    conf->metrics_service_ttl)) > 0)
 		log_debug("metrics: %zu services without samples for %lld s "
 		    "dropped, %zu left", i, conf->metrics_service_ttl,
 		    symstats_count(c->symstats));
-	u2 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
+	u2 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 
 	profs = collect_profs_list(c->profs, &nprofs);
 	if (sinks_round(c->sinks, conf, profs, nprofs, c->start_real,
@@ -213,8 +205,8 @@ collect_round(struct collect *c, const struct config *conf, int final)
 		rc = -1;
 	c->last_entries = n;
 	c->last_profiles = nprofs;
-	t3 = collect_now(CLOCK_MONOTONIC);
-	u3 = collect_now(CLOCK_PROCESS_CPUTIME_ID);
+	t3 = clock_ns(CLOCK_MONOTONIC);
+	u3 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 
 	session_stacks_round_end(c->session);
 	collect_stack_round_end(c->stack);
@@ -223,10 +215,10 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	collect_trim(c);
 	c->rounds++;
 	c->start_real = now;
-	c->last_ms = (collect_now(CLOCK_MONOTONIC) - t0) / 1e6;
+	c->last_ms = (clock_ns(CLOCK_MONOTONIC) - t0) / 1e6;
 	c->total_ms += c->last_ms;
 	/* The CPU the round took: its wall time also holds waits for one. */
-	cpu_ms = (collect_now(CLOCK_PROCESS_CPUTIME_ID) - u0) / 1e6;
+	cpu_ms = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - u0) / 1e6;
 	log_debug("round %llu: %zu counts, %zu profiles, %.1f ms, %.1f ms CPU",
 	    (unsigned long long)c->rounds, c->last_entries, c->last_profiles,
 	    c->last_ms, cpu_ms);

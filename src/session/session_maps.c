@@ -20,6 +20,7 @@
 #include "util/log.h"
 #include "session.h"
 #include "session_int.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 #define SESSION_MAPS_BATCH	4096
@@ -192,7 +193,6 @@ session_maps_offcpu_inflight(struct session *s, uint64_t min_ns,
     uint64_t max_ns, const struct profile_key **keys, const uint64_t **vals)
 {
 	struct profile_offcpu_start	 st;
-	struct timespec			 ts;
 	__u32				 key, next;
 	void				*prev = NULL;
 	int64_t				 now;
@@ -200,8 +200,7 @@ session_maps_offcpu_inflight(struct session *s, uint64_t min_ns,
 	uint64_t			 delta;
 
 	fd = bpf_map__fd(s->skel->maps.offcpu_start);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	now = clock_ns(CLOCK_MONOTONIC);
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;

@@ -30,6 +30,7 @@
 #include "retention.h"
 #include "sink_file.h"
 #include "sinks.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 /* A profile of the round, and its .folded file as written. */
@@ -56,15 +57,6 @@ struct sinks {
 	size_t			 npending, pendingcap;
 	time_t			 wall;
 };
-
-static int64_t
-sinks_now(clockid_t clk)
-{
-	struct timespec	 ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* The flame graphs of the round's profiles: latest.svg, the hour. */
 static void
@@ -97,16 +89,16 @@ sinks_draw(struct sinks *s)
 
 	if (s->loop != NULL)
 		ev_idle_stop(s->loop, &s->draw);
-	t0 = sinks_now(CLOCK_MONOTONIC);
-	c0 = sinks_now(CLOCK_PROCESS_CPUTIME_ID);
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	sinks_draw_round(s);
 	if ((h = flamegraph_write_pending(s->hours)) == -1)
 		s->file_errors++;
 	if (n != 0 || h != 0)
 		log_debug("sinks: flame graphs drawn, %zu latest.svg, "
 		    "%ld last-hour.svg, %.1f ms, %.1f ms CPU", n, h,
-		    (sinks_now(CLOCK_MONOTONIC) - t0) / 1e6,
-		    (sinks_now(CLOCK_PROCESS_CPUTIME_ID) - c0) / 1e6);
+		    (clock_ns(CLOCK_MONOTONIC) - t0) / 1e6,
+		    (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / 1e6);
 }
 
 static void

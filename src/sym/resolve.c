@@ -46,6 +46,7 @@
 #include "resolve.h"
 #include "resolve_int.h"
 #include "symcache.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 /* A kernel address kallsyms did not know reloads it, this rarely. */
@@ -289,17 +290,16 @@ static void
 resolve_ksyms_load(struct resolve *r)
 {
 	struct kallsyms	*ks;
-	struct timespec	 t0, t1;
+	int64_t		 t0;
 
 	r->ksyms_loaded = 1;
 	r->ksyms_round = r->round;
 	r->kgen++;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	if ((ks = kallsyms_read(NULL)) == NULL)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	log_debug("kallsyms: %zu symbols read in %.1f ms", kallsyms_count(ks),
-	    (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	    (clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	kallsyms_free(r->ksyms);
 	r->ksyms = ks;
 }

@@ -53,6 +53,7 @@
 #include "unwind_maps_space.h"
 #include "unwind_table.h"
 #include "util/hash.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 static size_t
@@ -88,10 +89,7 @@ unwind_maps_file_find(struct unwind_maps *um, const struct unwind_maps_key *k,
 uint32_t
 unwind_maps_now(void)
 {
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ts.tv_sec * 1000000000ULL + ts.tv_nsec) >> UNWIND_HIT_SHIFT;
+	return (uint64_t)clock_ns(CLOCK_MONOTONIC) >> UNWIND_HIT_SHIFT;
 }
 
 /* The file's slot, published: nrows last, cleared first. */

@@ -28,6 +28,7 @@
 #include "unwind_maps_source.h"
 #include "unwind_maps_space.h"
 #include "unwind_table.h"
+#include "util/clock.h"
 
 /*
  * Wait out the grace of evicted room, once for all the tables evicted
@@ -187,10 +188,7 @@ unwind_maps_build_done(struct unwind_maps *um, struct unwind_maps_file *f)
 static uint64_t
 unwind_maps_cpu_ns(void)
 {
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /*

@@ -16,6 +16,7 @@
 #include "session/session_unwind.h"
 #include "elf/elf.h"
 #include "util/log.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 #include "unwind_maps_int.h"
 
@@ -118,7 +119,6 @@ unwind_maps_proc_unlink(struct unwind_maps *um, pid_t pid)
 static void
 unwind_maps_proc_ask(struct unwind_maps_proc *up, struct unwind_proc *v)
 {
-	struct timespec	 ts;
 	uint32_t	 tick;
 
 	if (!up->asked)
@@ -128,8 +128,7 @@ unwind_maps_proc_ask(struct unwind_maps_proc *up, struct unwind_proc *v)
 			up->backoff = 1;
 		else if (up->backoff < UNWIND_MAPS_ASK_MAX)
 			up->backoff *= 2;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		tick = (ts.tv_sec * 1000000000ULL + ts.tv_nsec) >>
+		tick = (uint64_t)clock_ns(CLOCK_MONOTONIC) >>
 		    UNWIND_ASK_SHIFT;
 		v->asked = tick + up->backoff;
 	}

@@ -18,16 +18,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "diskfull.h"
 #include "log.h"
 
 static time_t
 diskfull_now(void)
 {
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
+	return clock_ns(CLOCK_MONOTONIC) / 1000000000;
 }
 
 void
