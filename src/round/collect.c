@@ -1,10 +1,11 @@
 /*
  * A collection round, conducted: drain the counts BPF aggregated since
  * the last round (src/session/session_maps.c), name each count's stack
- * (src/round/collect_stack.c), add it to the profile of its target and type
- * (src/round/collect_profs.c), and hand the profiles to the sinks.  Then the
- * stacks, names, processes and symbols of the round age, each in the
- * module that keeps them, and the round's time is measured.
+ * (src/round/collect_stack.c), add it to the profile of its target and
+ * type (src/round/collect_profs.c), and hand the profiles to the sinks,
+ * theirs from then on (src/sink/sinks.c).  Then the stacks, names,
+ * processes and symbols of the round age, each in the module that keeps
+ * them, and the round's time is measured.
  */
 #include <sys/types.h>
 
@@ -147,7 +148,7 @@ collect_round(struct collect *c, const struct config *conf, int final)
 {
 	const struct profile_key *keys;
 	const uint64_t		*vals;
-	struct profile *const	*profs;
+	struct profile		**profs;
 	struct stacks_stats	 st;
 	struct stacknames_stats	 ns;
 	int64_t		 t0, t1, t2, t3, now, u0, u1, u2, u3;
@@ -157,12 +158,6 @@ collect_round(struct collect *c, const struct config *conf, int final)
 
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	u0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-	/*
-	 * The sinks draw the last round's flame graphs from its profiles
-	 * once the loop is idle: if that has not happened yet, now.
-	 */
-	sinks_settle(c->sinks);
-	collect_profs_clear(c->profs);
 	collect_stack_round_start(c->stack, conf->stack_map_entries);
 	/*
 	 * Stacks sampled from now on are sent again: those counted in the
@@ -199,9 +194,10 @@ collect_round(struct collect *c, const struct config *conf, int final)
 		    symstats_count(c->symstats));
 	u2 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 
-	profs = collect_profs_list(c->profs, &nprofs);
-	if (sinks_round(c->sinks, conf, profs, nprofs, c->start_real,
-	    now) == -1)
+	/* The round's output is the sinks' from now on. */
+	profs = collect_profs_take(c->profs, &nprofs);
+	if (sinks_round(c->sinks, conf, sinks_batch_create(profs, nprofs,
+	    c->start_real, now)) == -1)
 		rc = -1;
 	c->last_entries = n;
 	c->last_profiles = nprofs;

@@ -30,7 +30,6 @@ struct collect_profs_entry {
 struct collect_profs {
 	struct collect_profs_entry	*v;
 	size_t				 n, size;	/* size: power of 2 */
-	struct profile			**list;		/* the profiles */
 };
 
 struct collect_profs *
@@ -41,7 +40,6 @@ collect_profs_create(void)
 	cp = xcalloc(1, sizeof(*cp));
 	cp->size = 64;
 	cp->v = xcalloc(cp->size, sizeof(*cp->v));
-	cp->list = xcalloc(cp->size, sizeof(*cp->list));
 	return cp;
 }
 
@@ -65,7 +63,6 @@ collect_profs_free(struct collect_profs *cp)
 		return;
 	collect_profs_clear(cp);
 	free(cp->v);
-	free(cp->list);
 	free(cp);
 }
 
@@ -83,7 +80,6 @@ collect_profs_grow(struct collect_profs *cp)
 
 	cp->size *= 2;
 	cp->v = xcalloc(cp->size, sizeof(*cp->v));
-	cp->list = xreallocarray(cp->list, cp->size, sizeof(*cp->list));
 	cp->n = 0;
 	for (i = 0; i < oldsize; i++) {
 		if (old[i].p == NULL)
@@ -133,14 +129,21 @@ collect_profs_get(struct collect_profs *cp, const struct config *conf,
 	return e->p;
 }
 
-struct profile *const *
-collect_profs_list(struct collect_profs *cp, size_t *n)
+struct profile **
+collect_profs_take(struct collect_profs *cp, size_t *n)
 {
-	size_t	 i;
+	struct profile	**list;
+	size_t		 i;
 
+	list = xcalloc(cp->n > 0 ? cp->n : 1, sizeof(*list));
 	for (i = 0, *n = 0; i < cp->size; i++) {
-		if (cp->v[i].p != NULL)
-			cp->list[(*n)++] = cp->v[i].p;
+		if (cp->v[i].p == NULL)
+			continue;
+		list[(*n)++] = cp->v[i].p;
+		cp->v[i].p = NULL;
+		free(cp->v[i].service);
+		cp->v[i].service = NULL;
 	}
-	return cp->list;
+	cp->n = 0;
+	return list;
 }

@@ -23,7 +23,10 @@ void		 collect_profs_clear(struct collect_profs *);
 struct profile	*collect_profs_get(struct collect_profs *,
 		    const struct config *, int, const struct pids_proc *,
 		    int64_t, int64_t);
-/* The round's profiles, *n of them; valid until the next get. */
-struct profile *const *collect_profs_list(struct collect_profs *, size_t *);
+/*
+ * The round's profiles, *n of them, in an allocated array: the
+ * caller's, with the profiles; the table is left empty.
+ */
+struct profile	**collect_profs_take(struct collect_profs *, size_t *);
 
 #endif

@@ -1,19 +1,15 @@
 /*
- * The sinks of a round's profiles: the files sink (pprof, folded, SVG
- * flame graphs, retention) and the Pyroscope push.  Each sink takes the
+ * The sinks of a round's output: the files sink (sinks_files.c: pprof,
+ * folded, SVG flame graphs, retention) and the Pyroscope push
+ * (sinks_push.c), peers behind struct sinks_ops.  Each sink takes the
  * whole round, so that one that batches (a push) can.
  *
- * A round writes its profiles, pprof and folded, and queues the push.
- * The flame graphs drawn from them, latest.svg and last-hour.svg, come
- * after the round, once the loop has nothing else to do: the events
- * that came meanwhile go first, and a round's profiles are on disk as
- * soon as they can be.  Drawing a round's SVG and bringing its hour up
- * to date cost a third of a round of 10,000 stacks, last-hour.svg as
- * much again.  The round's profiles stay alive until then: the caller
- * frees them only after sinks_settle().
+ * The round's output is one object, a struct sinks_batch, that the
+ * sinks own from sinks_round() on: its profiles are encoded once for
+ * all sinks, handed to each, and kept until the loop is idle and the
+ * sinks have drawn from them; then the batch is freed here.  The
+ * caller keeps nothing of the round.
  */
-#include <sys/stat.h>
-
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,83 +18,75 @@
 #include <ev.h>
 
 #include "config/config.h"
-#include "flamegraph.h"
-#include "util/log.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
 #include "push/pyroscope.h"
-#include "retention.h"
 #include "sink_file.h"
 #include "sinks.h"
-#include "util/clock.h"
+#include "sinks_int.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
-/* A profile of the round, and its .folded file as written. */
-struct sinks_pending {
-	const struct profile	*p;
-	char			*folded;	/* NULL: none written */
-	struct stat		 sb;
+/* In the order a round is handed out: its files first. */
+static const struct sinks_ops *const sinks_table[] = {
+	&sinks_files_ops,
+	&sinks_push_ops,
 };
+#define SINKS_N	(sizeof(sinks_table) / sizeof(sinks_table[0]))
 
 struct sinks {
 	struct ev_loop		*loop;
-	struct pyroscope	*pyroscope;
-	struct flamegraph_hours	*hours;		/* of last-hour.svg */
-	struct retention_cache	*retention;
+	void			*arg[SINKS_N];	/* each sink's own */
 	uint64_t		 rounds;
-	uint64_t		 file_errors;
 	ev_idle			 draw;		/* the flame graphs */
 	struct sinks_info	 info;		/* for the round's log line */
 	uint64_t		 busiest_total;
-
-	/* The round whose flame graphs are not drawn yet. */
-	const struct config	*conf;
-	struct sinks_pending	*pending;
-	size_t			 npending, pendingcap;
-	time_t			 wall;
+	struct sinks_batch	*held;		/* not drawn yet */
 };
 
-/* The flame graphs of the round's profiles: latest.svg, the hour. */
-static void
-sinks_draw_round(struct sinks *s)
+struct sinks_batch *
+sinks_batch_create(struct profile **profiles, size_t n, int64_t start,
+    int64_t end)
 {
-	struct sinks_pending	*e;
-	size_t			 i;
+	struct sinks_batch	*b;
 
-	for (i = 0; i < s->npending; i++) {
-		e = &s->pending[i];
-		/* last-hour.svg takes the new .folded file's from memory. */
-		if (e->folded != NULL)
-			flamegraph_hours_known(s->hours, e->folded, &e->sb,
-			    e->p);
-		if (flamegraph_write(s->hours, s->conf, e->p, s->wall) == -1)
-			s->file_errors++;
-		flamegraph_hours_known(s->hours, NULL, NULL, NULL);
-		free(e->folded);
-	}
-	s->npending = 0;
-	s->conf = NULL;
+	b = xcalloc(1, sizeof(*b));
+	b->profiles = profiles;
+	b->n = n;
+	b->start = start;
+	b->end = end;
+	b->wall = end / 1000000000;
+	return b;
 }
 
+void
+sinks_batch_free(struct sinks_batch *b)
+{
+	size_t	 i;
+
+	if (b == NULL)
+		return;
+	for (i = 0; i < b->n; i++)
+		profile_free(b->profiles[i]);
+	free(b->profiles);
+	pprof_bufs_free(b->bufs, b->n);
+	free(b);
+}
+
+/* Every sink draws from the held batch (if any); then it is freed. */
 static void
 sinks_draw(struct sinks *s)
 {
-	int64_t	 t0, c0;
-	size_t	 n = s->npending;
-	long	 h;
+	size_t	 i;
 
 	if (s->loop != NULL)
 		ev_idle_stop(s->loop, &s->draw);
-	t0 = clock_ns(CLOCK_MONOTONIC);
-	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-	sinks_draw_round(s);
-	if ((h = flamegraph_write_pending(s->hours)) == -1)
-		s->file_errors++;
-	if (n != 0 || h != 0)
-		log_debug("sinks: flame graphs drawn, %zu latest.svg, "
-		    "%ld last-hour.svg, %.1f ms, %.1f ms CPU", n, h,
-		    (clock_ns(CLOCK_MONOTONIC) - t0) / 1e6,
-		    (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / 1e6);
+	for (i = 0; i < SINKS_N; i++)
+		if (sinks_table[i]->draw != NULL)
+			sinks_table[i]->draw(s->arg[i], s->held);
+	sinks_batch_free(s->held);
+	s->held = NULL;
+	s->info.held = 0;
 }
 
 static void
@@ -107,29 +95,19 @@ sinks_draw_cb(struct ev_loop *loop, ev_idle *w, int revents)
 	sinks_draw(w->data);
 }
 
-/* last-hour.svg's sums: svg_hour_bytes for all, half of it for one. */
-static void
-sinks_hours_mem(struct sinks *s, const struct config *conf)
-{
-	flamegraph_hours_mem(s->hours, conf->svg_hour_bytes / 2,
-	    conf->svg_hour_bytes);
-}
-
 struct sinks *
 sinks_create(struct ev_loop *loop, const struct config *conf)
 {
 	struct sinks	*s;
+	size_t		 i;
 
 	s = xcalloc(1, sizeof(*s));
 	s->loop = loop;
-	s->pyroscope = pyroscope_create(loop, conf);
-	s->hours = flamegraph_hours_create();
-	sinks_hours_mem(s, conf);
-	s->retention = retention_cache_create();
+	for (i = 0; i < SINKS_N; i++)
+		s->arg[i] = sinks_table[i]->create(loop, conf);
 	if (loop != NULL) {
 		ev_idle_init(&s->draw, sinks_draw_cb);
 		s->draw.data = s;
-		flamegraph_write_defer(s->hours, 1);
 	}
 	return s;
 }
@@ -143,27 +121,30 @@ sinks_free(struct sinks *s)
 		return;
 	if (s->loop != NULL)
 		ev_idle_stop(s->loop, &s->draw);
-	/* Not drawn: their profiles may be gone already. */
-	for (i = 0; i < s->npending; i++)
-		free(s->pending[i].folded);
-	free(s->pending);
+	/* Not drawn: stopping without sinks_flush() draws nothing. */
+	sinks_batch_free(s->held);
 	free(s->info.busiest);
-	pyroscope_free(s->pyroscope);
-	flamegraph_hours_free(s->hours);
-	retention_cache_free(s->retention);
+	for (i = 0; i < SINKS_N; i++)
+		sinks_table[i]->free(s->arg[i]);
 	free(s);
 }
 
-/* -1: a sink refused the change and keeps its old settings. */
+/*
+ * -1: a sink refused the change and keeps its old settings; the others
+ * take it all the same.
+ */
 int
 sinks_configure(struct sinks *s, const struct config *conf)
 {
+	size_t	 i;
+	int	 rc = 0;
+
 	/* The round waiting to be drawn was written under the old one. */
 	sinks_settle(s);
-	if (pyroscope_configure(s->pyroscope, conf) == -1)
-		return -1;
-	sinks_hours_mem(s, conf);
-	return 0;
+	for (i = 0; i < SINKS_N; i++)
+		if (sinks_table[i]->configure(s->arg[i], conf) == -1)
+			rc = -1;
+	return rc;
 }
 
 /*
@@ -171,28 +152,29 @@ sinks_configure(struct sinks *s, const struct config *conf)
  * of, and the busiest service yet, whose flame graph to open first.
  */
 static void
-sinks_count(struct sinks *s, struct profile *const *profiles, size_t n)
+sinks_count(struct sinks *s, const struct sinks_batch *b)
 {
 	const char	*svc, *other;
 	size_t		 i, j;
 
-	s->info.profiles = n;
+	s->info.profiles = b->n;
 	s->info.services = 0;
-	for (i = 0; i < n; i++) {
-		if ((svc = profile_label_get(profiles[i], "service_name")) ==
-		    NULL)
+	for (i = 0; i < b->n; i++) {
+		if ((svc = profile_label_get(b->profiles[i],
+		    "service_name")) == NULL)
 			continue;
 		for (j = 0; j < i; j++) {
-			other = profile_label_get(profiles[j], "service_name");
+			other = profile_label_get(b->profiles[j],
+			    "service_name");
 			if (other != NULL && strcmp(other, svc) == 0)
 				break;
 		}
 		if (j == i)
 			s->info.services++;
-		if (profile_type(profiles[i]) != PROFILE_TYPE_CPU ||
-		    profile_total(profiles[i]) <= s->busiest_total)
+		if (profile_type(b->profiles[i]) != PROFILE_TYPE_CPU ||
+		    profile_total(b->profiles[i]) <= s->busiest_total)
 			continue;
-		s->busiest_total = profile_total(profiles[i]);
+		s->busiest_total = profile_total(b->profiles[i]);
 		free(s->info.busiest);
 		s->info.busiest = sink_file_service(svc);
 	}
@@ -201,87 +183,92 @@ sinks_count(struct sinks *s, struct profile *const *profiles, size_t n)
 void
 sinks_info(struct sinks *s, struct sinks_info *info)
 {
+	size_t	 i;
+
 	*info = s->info;
-	info->file_errors = s->file_errors;
+	info->file_errors = 0;
+	for (i = 0; i < SINKS_N; i++)
+		if (sinks_table[i]->errors != NULL)
+			info->file_errors +=
+			    sinks_table[i]->errors(s->arg[i]);
 }
 
 int
 sinks_round(struct sinks *s, const struct config *conf,
-    struct profile *const *profiles, size_t n, int64_t start, int64_t end)
+    struct sinks_batch *b)
 {
-	struct sinks_pending	*e;
-	struct pprof_buf	*bufs = NULL, none;
-	time_t			 wall = end / 1000000000;
-	size_t			 i;
-	int			 rc = 0;
+	size_t	 i;
+	int	 enc = 0, rc = 0;
 
 	sinks_settle(s);
-	if (n > s->pendingcap) {
-		s->pendingcap = n;
-		s->pending = xreallocarray(s->pending, n, sizeof(*s->pending));
-	}
-	s->conf = conf;
-	s->wall = wall;
+	b->conf = conf;
 	/* Each profile is encoded once, for the files and the push. */
-	if (conf->pprof || pyroscope_is_enabled(s->pyroscope))
-		bufs = pprof_encode_all(profiles, n);
-	memset(&none, 0, sizeof(none));
-	for (i = 0; i < n; i++) {
-		e = &s->pending[s->npending++];
-		e->p = profiles[i];
-		if (sink_file_write_enc(conf, profiles[i], bufs != NULL ?
-		    &bufs[i] : &none, wall, &e->folded, &e->sb) == -1) {
-			s->file_errors++;
+	for (i = 0; i < SINKS_N; i++)
+		if (sinks_table[i]->wants_pprof(s->arg[i], conf))
+			enc = 1;
+	if (enc)
+		b->bufs = pprof_encode_all(b->profiles, b->n);
+	for (i = 0; i < SINKS_N; i++)
+		if (sinks_table[i]->round(s->arg[i], b) == -1)
 			rc = -1;
-		}
-	}
-	sinks_count(s, profiles, n);
-	flamegraph_hours_sweep(s->hours, wall);
-	retention_sweep(s->retention, conf, wall);
-	/* Queued and sent on the loop: never waits for the server. */
-	if (bufs != NULL)
-		pyroscope_round(s->pyroscope, conf, profiles, bufs, n, start,
-		    end);
-	pprof_bufs_free(bufs, n);
+	sinks_count(s, b);
+	/* The encodings are not drawn from: no need to hold them. */
+	pprof_bufs_free(b->bufs, b->n);
+	b->bufs = NULL;
+	s->held = b;
+	s->info.held = b->n;
 	if (s->loop != NULL)
 		ev_idle_start(s->loop, &s->draw);
 	else
-		sinks_draw_round(s);
+		sinks_draw(s);
 	s->rounds++;
 	return rc;
 }
 
 /*
- * Draw now what the last round left to draw: before its profiles are
- * freed, or its configuration.
+ * Draw now what the last round left to draw: before its configuration
+ * is freed, or another round comes.
  */
 void
 sinks_settle(struct sinks *s)
 {
-	if (s != NULL && s->npending > 0)
+	if (s != NULL && s->held != NULL)
 		sinks_draw(s);
 }
 
 void
 sinks_flush(struct sinks *s)
 {
+	size_t	 i;
+
 	sinks_draw(s);
-	pyroscope_flush(s->pyroscope);
+	for (i = 0; i < SINKS_N; i++)
+		if (sinks_table[i]->flush != NULL)
+			sinks_table[i]->flush(s->arg[i]);
 }
 
 /* The push counters, for the metrics page. */
 void
 sinks_push_stats(struct sinks *s, struct pyroscope_stats *st)
 {
-	pyroscope_stats(s->pyroscope, st);
+	size_t	 i;
+
+	for (i = 0; i < SINKS_N; i++)
+		if (sinks_table[i] == &sinks_push_ops)
+			pyroscope_stats(s->arg[i], st);
 }
 
 void
 sinks_log_state(struct sinks *s)
 {
+	struct sinks_info	 info;
+	size_t			 i;
+
+	sinks_info(s, &info);
 	log_info("sinks: %llu rounds, %llu file errors",
 	    (unsigned long long)s->rounds,
-	    (unsigned long long)s->file_errors);
-	flamegraph_hours_log_state(s->hours);
-	pyroscope_log_state(s->pyroscope);
+	    (unsigned long long)info.file_errors);
+	for (i = 0; i < SINKS_N; i++)
+		if (sinks_table[i]->log_state != NULL)
+			sinks_table[i]->log_state(s->arg[i]);
 }
