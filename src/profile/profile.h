@@ -86,4 +86,14 @@ const struct frametab *profile_frames(const struct profile *);
 const char	*profile_label_name(const struct profile *, size_t);
 const char	*profile_label_value(const struct profile *, size_t);
 
+/*
+ * Trimming (profile_trim.c): the stacks' indices, heaviest first (equal
+ * ones in their order), allocated; a copy of the profile with the
+ * stacks order[0 .. keep - 1] as they are and the rest merged into one
+ * stack of the one frame named other: the same total.
+ */
+size_t		*profile_heaviest(const struct profile *);
+struct profile	*profile_trim_copy(const struct profile *, const size_t *,
+		    size_t, const char *);
+
 #endif

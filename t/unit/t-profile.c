@@ -311,6 +311,46 @@ test_ids(void)
 	stacknames_free(other);
 }
 
+/*
+ * Trimming: the heaviest stacks kept as they are, with their labels and
+ * the profile's, the rest merged into one frame; the total stays.
+ */
+static void
+test_trim(void)
+{
+	struct profile	*p, *q;
+	const char	*a[] = { "main", "a" }, *b[] = { "main", "b" },
+			*c[] = { "main", "c" }, *d[] = { "main", "d" },
+			*tl[] = { "thread_name", "w" };
+	size_t		*order;
+
+	p = profile_create(PROFILE_TYPE_CPU, 10, 1000, 2000);
+	profile_label_set(p, "service_name", "svc");
+	profile_add(p, a, 2, 1);
+	profile_add_labels(p, b, 2, 5, tl, 1);
+	profile_add(p, c, 2, 3);
+	profile_add(p, d, 2, 5);
+	order = profile_heaviest(p);
+	ok(order[0] == 1 && order[1] == 3 && order[2] == 2 && order[3] == 0,
+	    "heaviest first, ties in their order");
+	q = profile_trim_copy(p, order, 2, "[other]");
+	is_int(profile_nstacks(q), 3, "two kept, one merged");
+	ok(stack_value(q, "main;b") == 5 && stack_value(q, "main;d") == 5,
+	    "the heaviest kept");
+	is_int(stack_value(q, "[other]"), 4, "the rest merged into [other]");
+	ok(profile_total(q) == profile_total(p), "the total stays");
+	is_str(profile_label_get(q, "service_name"), "svc",
+	    "the profile's labels");
+	ok(profile_period(q) == 10 && profile_time(q) == 1000 &&
+	    profile_duration(q) == 2000, "its period and times");
+	profile_free(q);
+	q = profile_trim_copy(p, order, 4, "[other]");
+	is_int(profile_nstacks(q), 4, "all kept: no [other]");
+	profile_free(q);
+	free(order);
+	profile_free(p);
+}
+
 int
 main(void)
 {
@@ -320,5 +360,6 @@ main(void)
 	test_long_names();
 	test_labels();
 	test_many();
+	test_trim();
 	return done_testing();
 }
