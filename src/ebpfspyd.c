@@ -36,6 +36,7 @@
 #include "sym/symstats.h"
 #include "unwind/unwind_maps.h"
 #include "watch.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 #ifndef EBPFSPY_VERSION
@@ -137,7 +138,6 @@ static void
 ebpfspyd_log_state(struct ebpfspyd *d)
 {
 	struct config	*c = d->conf;
-	struct timespec	 now;
 	uint64_t	 stats[PROFILE_STAT_MAX];
 	char		 line[256];
 	size_t		 i, used;
@@ -145,9 +145,7 @@ ebpfspyd_log_state(struct ebpfspyd *d)
 
 	/* Execs and exits that did not wake us count too. */
 	session_drain_events(d->session);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	uptime = (now.tv_sec - d->started.tv_sec) +
-	    (now.tv_nsec - d->started.tv_nsec) / 1e9;
+	uptime = (clock_ns(CLOCK_MONOTONIC) - d->started) / 1e9;
 	log_info("state: config %s, uptime %.1fs, rounds %llu (%llu failed), "
 	    "reloads %llu, reload failures %llu", d->conf_path, uptime,
 	    (unsigned long long)d->rounds,
@@ -586,7 +584,7 @@ ebpfspyd_main(int argc, char **argv)
 	log_init(foreground, verbose);
 	if (!foreground)
 		ebpfspyd_daemon_fork(d);
-	clock_gettime(CLOCK_MONOTONIC, &d->started);
+	d->started = clock_ns(CLOCK_MONOTONIC);
 	ebpfspyd_check_kernel();
 	ebpfspyd_check_nofile();
 	ebpfspyd_check_caps(d->conf);

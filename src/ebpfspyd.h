@@ -47,7 +47,7 @@ struct ebpfspyd {
 	int			 timer_fd;
 	ev_io			 timer_io;
 	ev_timer		 run_timer;	/* -t */
-	struct timespec		 started;	/* CLOCK_MONOTONIC */
+	int64_t			 started;	/* CLOCK_MONOTONIC, ns */
 	uint64_t		 rounds;
 	uint64_t		 round_failures;
 	uint64_t		 reloads;

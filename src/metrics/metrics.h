@@ -26,7 +26,7 @@ struct unwind_maps;
 struct metrics_view {
 	struct config		*conf;
 	const char		*conf_path;
-	struct timespec		 started;	/* CLOCK_MONOTONIC */
+	int64_t			 started;	/* CLOCK_MONOTONIC, ns */
 	uint64_t		 round_failures;
 	uint64_t		 reloads;
 	uint64_t		 reload_failures;

@@ -17,6 +17,7 @@
 #include "bpf/profile.h"
 #include "round/collect.h"
 #include "config/config.h"
+#include "util/clock.h"
 #include "util/json.h"
 #include "metrics.h"
 #include "round/pids.h"
@@ -147,22 +148,12 @@ metrics_prom_gauge(FILE *f, const char *name, const char *help, double v)
 	metrics_prom_f64(f, name, NULL, NULL, v);
 }
 
-static double
-metrics_prom_ts_diff(const struct timespec *a, const struct timespec *b)
-{
-	return (a->tv_sec - b->tv_sec) + (a->tv_nsec - b->tv_nsec) / 1e9;
-}
-
 /* When the daemon started, in seconds since the epoch. */
 static double
 metrics_prom_start_time(const struct metrics_view *d)
 {
-	struct timespec	 mono, real;
-
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	clock_gettime(CLOCK_REALTIME, &real);
-	return real.tv_sec + real.tv_nsec / 1e9 -
-	    metrics_prom_ts_diff(&mono, &d->started);
+	return (clock_ns(CLOCK_REALTIME) -
+	    (clock_ns(CLOCK_MONOTONIC) - d->started)) / 1e9;
 }
 
 /* Resident memory from /proc/self/statm; 0 if it cannot be read. */

@@ -15,6 +15,7 @@
 #include "bpf/profile.h"
 #include "round/collect.h"
 #include "config/config.h"
+#include "util/clock.h"
 #include "util/json.h"
 #include "util/xmalloc.h"
 #include "util/log.h"
@@ -26,12 +27,6 @@
 #ifndef EBPFSPY_VERSION
 #define EBPFSPY_VERSION	"unknown"
 #endif
-
-static double
-metrics_state_ts_diff(const struct timespec *a, const struct timespec *b)
-{
-	return (a->tv_sec - b->tv_sec) + (a->tv_nsec - b->tv_nsec) / 1e9;
-}
 
 static void
 metrics_state_map(struct json *j, const char *name, struct session *s,
@@ -143,7 +138,6 @@ metrics_state_write(FILE *f, const struct metrics_view *d, const char *listen)
 	struct config		*c = d->conf;
 	struct collect_stats	 cs;
 	struct resolve_stats	 rs;
-	struct timespec		 now;
 	struct json		*j;
 
 	memset(&cs, 0, sizeof(cs));
@@ -152,14 +146,13 @@ metrics_state_write(FILE *f, const struct metrics_view *d, const char *listen)
 		collect_stats(d->collect, &cs);
 	if (d->resolve != NULL)
 		resolve_stats(d->resolve, &rs);
-	clock_gettime(CLOCK_MONOTONIC, &now);
 
 	j = json_create(f);
 	json_object_begin(j, NULL);
 	json_string(j, "version", EBPFSPY_VERSION);
 	json_int(j, "pid", getpid());
-	json_double(j, "uptime_seconds", metrics_state_ts_diff(&now,
-	    &d->started));
+	json_double(j, "uptime_seconds",
+	    (clock_ns(CLOCK_MONOTONIC) - d->started) / 1e9);
 
 	json_object_begin(j, "config");
 	json_string(j, "path", d->conf_path);

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "util/log.h"
 #include "metrics/metrics.h"
+#include "util/clock.h"
 #include "tap.h"
 
 static struct ev_loop	*loop;
@@ -438,7 +439,7 @@ static void
 test_pages(struct metrics_view *d)
 {
 	struct metrics_push	 mp;
-	char			*s;
+	char			*s, *v;
 
 	s = page(1, d, NULL);
 	ok(prom_is_wellformed(s), "/metrics: every line is well formed");
@@ -453,6 +454,17 @@ test_pages(struct metrics_view *d)
 	    NULL, "lost counts by cause");
 	ok(strstr(s, "ebpfspy_push") == NULL && strstr(s, "ebpfspy_spool") ==
 	    NULL, "no push metrics without a push");
+	free(s);
+	s = page(1, d, NULL);
+	v = strstr(s, "\nprocess_start_time_seconds ");
+	ok(v != NULL && llabs((long long)strtod(v + 28, NULL) -
+	    (long long)time(NULL)) < 60,
+	    "/metrics: started now, in seconds since the epoch");
+	free(s);
+	s = page(0, d, NULL);
+	v = strstr(s, "\"uptime_seconds\":");
+	ok(v != NULL && strtod(v + 17, NULL) >= 0 &&
+	    strtod(v + 17, NULL) < 60, "/debug/state: the uptime, seconds");
 	free(s);
 
 	memset(&mp, 0, sizeof(mp));
@@ -693,7 +705,7 @@ main(void)
 	d.conf = config_defaults();
 	d.conf_path = "/etc/\"odd\"\n.conf";
 	d.reloads = 3;
-	clock_gettime(CLOCK_MONOTONIC, &d.started);
+	d.started = clock_ns(CLOCK_MONOTONIC);
 
 	test_parse();
 	test_config();
