@@ -190,7 +190,7 @@ config_section_prefixed(const char *section, const char *name)
 static int
 config_check_line(struct config_parse *p, char *s, size_t len)
 {
-	char	*end, *name;
+	char	*end, *name, hint[CONFIG_LINE_MAX];
 	size_t	 i;
 
 	if (memchr(s, '\0', len) != NULL) {
@@ -230,8 +230,14 @@ config_check_line(struct config_parse *p, char *s, size_t len)
 		p->in_section = 1;
 		p->own = NULL;
 		p->section_ok = config_section_is_known(name);
-		if (!p->section_ok && config_section_open(p, name) == -1)
-			config_error(p, name, NULL, "unknown section");
+		if (!p->section_ok && config_section_open(p, name) == -1) {
+			if (config_suggest_section(name, hint,
+			    sizeof(hint)) != NULL)
+				config_error(p, name, NULL, "unknown section "
+				    "(did you mean [%s]?)", hint);
+			else
+				config_error(p, name, NULL, "unknown section");
+		}
 		free(name);
 		return 0;
 	}
@@ -288,7 +294,14 @@ config_handler(void *arg, const char *section, const char *name,
 		return 1;
 	}
 	if ((k = config_key_lookup(section, name, &idx)) == NULL) {
-		config_error(p, section, name, "unknown key");
+		if ((msg = config_suggest_home(section, name)) != NULL)
+			config_error(p, section, name, "unknown key (a key "
+			    "of [%s])", msg);
+		else if ((msg = config_suggest_key(section, name)) != NULL)
+			config_error(p, section, name, "unknown key (did you "
+			    "mean %s?)", msg);
+		else
+			config_error(p, section, name, "unknown key");
 		return 1;
 	}
 	if (p->seen[idx] != 0) {

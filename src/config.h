@@ -29,6 +29,10 @@ size_t		 config_nkeys(void);
 const struct config_key *config_key_at(size_t);
 /* The tables of sections and prefixed keys; NULL past the last. */
 const struct config_section *config_section_at(size_t);
+/* A misspelt name's nearest known one (config_suggest.c), or NULL. */
+const char	*config_suggest_key(const char *, const char *);
+const char	*config_suggest_section(const char *, char *, size_t);
+const char	*config_suggest_home(const char *, const char *);
 
 struct config	*config_defaults(void);
 struct config	*config_load(const char *, int, struct config_errors *);

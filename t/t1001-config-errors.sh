@@ -24,7 +24,29 @@ test_expect_success 'unknown key' '
 
 test_expect_success 'a key in the wrong section' '
 	printf "[daemon]\nsample_rate = 97\n" >bad.conf &&
-	echo "bad.conf:2: [daemon] sample_rate: unknown key" >expect &&
+	echo "bad.conf:2: [daemon] sample_rate: unknown key (a key of" \
+	    "[profile])" >expect &&
+	check_errors
+'
+
+test_expect_success 'a misspelt key: did you mean' '
+	printf "[daemon]\ncolect_interval = 5\n[profile]\nsampel_rate = 9\n" \
+	    >bad.conf &&
+	cat >expect <<-\EOF &&
+	bad.conf:2: [daemon] colect_interval: unknown key (did you mean collect_interval?)
+	bad.conf:4: [profile] sampel_rate: unknown key (did you mean sample_rate?)
+	EOF
+	check_errors
+'
+
+test_expect_success 'a misspelt section: did you mean' '
+	printf "[profil]\n[target web]\n[targt \"db\"]\n[zzz]\n" >bad.conf &&
+	cat >expect <<-\EOF &&
+	bad.conf:1: [profil]: unknown section (did you mean [profile]?)
+	bad.conf:2: [target web]: unknown section (did you mean [target "web"]?)
+	bad.conf:3: [targt "db"]: unknown section (did you mean [target "db"]?)
+	bad.conf:4: [zzz]: unknown section
+	EOF
 	check_errors
 '
 

@@ -205,7 +205,8 @@ test_errors(void)
 	is_error("[profile]\ncpu = yes\nnosuch = 1\n",
 	    "3: [profile] nosuch: unknown key", "unknown key");
 	is_error("[daemon]\nsample_rate = 97\n",
-	    "2: [daemon] sample_rate: unknown key", "key in the wrong section");
+	    "2: [daemon] sample_rate: unknown key (a key of [profile])",
+	    "key in the wrong section");
 	is_error("[profile]\ncpu = maybe\n",
 	    "2: [profile] cpu: maybe: expected yes or no", "bad bool");
 	is_error("[profile]\nsample_rate = 12x\n",
