@@ -217,9 +217,12 @@ ebpfspyd_round_log(struct ebpfspyd *d)
 		snprintf(losses, sizeof(losses), ", %llu lost",
 		    (unsigned long long)(lost - d->said_lost));
 	say = log_isforeground() ? log_info : log_debug;
-	say("round %llu done: %zu profiles of %zu services, %llu samples%s%s, "
-	    "%.0f ms", (unsigned long long)cs.rounds, si.profiles, si.services,
-	    (unsigned long long)(cs.samples - d->said_samples), offcpu, losses,
+	say("round %llu done: %zu profile%s of %zu service%s, %llu sample%s%s%s"
+	    ", %.0f ms", (unsigned long long)cs.rounds, si.profiles,
+	    si.profiles == 1 ? "" : "s", si.services,
+	    si.services == 1 ? "" : "s",
+	    (unsigned long long)(cs.samples - d->said_samples),
+	    cs.samples - d->said_samples == 1 ? "" : "s", offcpu, losses,
 	    cs.last_ms);
 	d->said_samples = cs.samples;
 	d->said_offcpu_ns = cs.offcpu_ns;
@@ -241,7 +244,8 @@ ebpfspyd_summary(struct ebpfspyd *d)
 		say("no profile written: nothing was sampled");
 		return;
 	}
-	say("%llu profiles in %s", (unsigned long long)d->said_profiles, dir);
+	say("%llu profile%s in %s", (unsigned long long)d->said_profiles,
+	    d->said_profiles == 1 ? "" : "s", dir);
 	if (si.busiest != NULL && d->conf->svg)
 		say("open %s/cpu/%s/latest.svg first", dir, si.busiest);
 }
