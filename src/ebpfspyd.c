@@ -589,7 +589,6 @@ ebpfspyd_main(int argc, char **argv)
 	if (!foreground)
 		ebpfspyd_daemon_fork(d);
 	d->started = clock_ns(CLOCK_MONOTONIC);
-	ebpfspyd_check_kernel();
 	ebpfspyd_check_nofile();
 	ebpfspyd_check_caps(d->conf);
 	ebpfspyd_check_btf();

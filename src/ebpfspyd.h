@@ -67,7 +67,6 @@ int	ebpfspyd_timer_set(struct ebpfspyd *);
  * Start-up checks (ebpfspyd_check.c): fatal when the daemon cannot
  * work, a warning naming what it will miss when it can.
  */
-void	ebpfspyd_check_kernel(void);
 void	ebpfspyd_check_nofile(void);
 void	ebpfspyd_check_btf(void);
 void	ebpfspyd_check_caps(const struct config *);

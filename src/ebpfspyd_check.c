@@ -7,7 +7,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 
 #include <linux/capability.h>
 
@@ -37,14 +36,6 @@
 
 #define EBPFSPYD_BTF		"/sys/kernel/btf/vmlinux"
 /*
- * bpf_loop, the newest helper the programs call: Linux 5.17 (ring
- * buffers, CAP_BPF and CAP_PERFMON came in 5.8).  session_kernel.c
- * probes for each feature once the version says it may be there.
- */
-#define EBPFSPYD_KERNEL_MAJOR	5
-#define EBPFSPYD_KERNEL_MINOR	17
-
-/*
  * The soft limit on descriptors raised to the hard one: the default
  * 1,024 is the BPF session's, the listeners' and a round's files of
  * many processes at once, and four processes mapping crafted files
@@ -61,24 +52,6 @@ ebpfspyd_check_nofile(void)
 	rl.rlim_cur = rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
 		log_warn("setrlimit RLIMIT_NOFILE");
-}
-
-void
-ebpfspyd_check_kernel(void)
-{
-	struct utsname	 u;
-	int		 major, minor;
-
-	if (uname(&u) == -1)
-		fatal("uname");
-	if (sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return;		/* not ours to judge: the load will tell */
-	if (major > EBPFSPYD_KERNEL_MAJOR || (major == EBPFSPYD_KERNEL_MAJOR &&
-	    minor >= EBPFSPYD_KERNEL_MINOR))
-		return;
-	fatalx("kernel %s is older than %d.%d, the oldest ebpfspyd runs on "
-	    "(bpf_loop, BPF ring buffers, CAP_BPF)", u.release, EBPFSPYD_KERNEL_MAJOR,
-	    EBPFSPYD_KERNEL_MINOR);
 }
 
 void

@@ -178,16 +178,6 @@ fail:
 	return NULL;
 }
 
-/* A test asks that step to fail: see session_offcpu_attach(). */
-static int
-session_test_fail(const char *step)
-{
-	const char	*v;
-
-	return (v = getenv("EBPFSPY_TEST_FAIL")) != NULL &&
-	    strcmp(v, step) == 0;
-}
-
 static int
 session_offcpu_attach(struct session *s)
 {

@@ -100,5 +100,7 @@ long long session_maps_entries(struct session *, enum session_map,
 void	session_maps_offcpu_forget(struct session *);
 /* n counters of a per-CPU array map, each summed over the CPUs. */
 void	session_maps_percpu_sum(int, int, uint64_t *, uint32_t);
+/* Does EBPFSPY_TEST_FAIL ask that step to fail (session_kernel.c)? */
+int	session_test_fail(const char *);
 
 #endif
