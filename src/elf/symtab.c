@@ -18,9 +18,9 @@
 #include "symtab.h"
 #include "util/xmalloc.h"
 
-/* Bounds that keep name offsets in 32 bits and memory sane. */
+/* Bounds that keep name offsets in 31 bits and memory sane. */
 #define SYMTAB_MAX_SYMS		(1U << 24)
-#define SYMTAB_MAX_NAMES	(UINT32_MAX - 1)
+#define SYMTAB_MAX_NAMES	(SYMTAB_NAME_VERSIONED - 1)
 #define SYMTAB_CHUNK		(64 * 1024)
 
 /* Candidates read ahead of the one copied, in symtab_builder_finish. */
@@ -39,6 +39,7 @@ struct symtab_cand {
 	uint64_t	 limit;		/* a size-0 symbol ends here at most */
 	const char	*name;		/* NUL-terminated, len bytes */
 	uint32_t	 len;
+	uint32_t	 plain;		/* of the name without its version */
 	int		 prio;
 };
 
@@ -154,6 +155,24 @@ symtab_builder_reserve(struct symtab_builder *b, size_t n)
 }
 
 /*
+ * The length of a name without its symbol version ("memcpy@@GLIBC_2.14",
+ * as the assembler's .symver puts it in a .symtab: glibc's debug file),
+ * or len when it has none.  A name is "@" and the version, or "@@" for
+ * the default one; a name that starts with '@' is not versioned.
+ */
+static size_t
+symtab_version(const char *name, size_t len)
+{
+	const char	*at;
+
+	if (len < 3 || (at = memchr(name + 1, '@', len - 1)) == NULL)
+		return len;
+	if (at[1] == '@' ? at + 2 < name + len : at + 1 < name + len)
+		return at - name;
+	return len;
+}
+
+/*
  * Add a symbol [addr, addr + size); a size of 0 means unknown: it then
  * extends to the next symbol but not past limit.  prio breaks ties between
  * names at one address (higher wins).  The name, len bytes followed by a
@@ -165,6 +184,7 @@ symtab_builder_add(struct symtab_builder *b, uint64_t addr, uint64_t size,
     uint64_t limit, const char *name, size_t len, int prio)
 {
 	struct symtab_cand	*c;
+	size_t			 plain, all;
 
 	if (len == 0)
 		return -1;
@@ -172,7 +192,10 @@ symtab_builder_add(struct symtab_builder *b, uint64_t addr, uint64_t size,
 		b->refused |= SYMTAB_REFUSED_SYMBOLS;
 		return -1;
 	}
-	if (len >= b->max_names || b->names_len + len + 1 > b->max_names) {
+	/* A versioned name is kept twice: without its version, then with. */
+	plain = symtab_version(name, len);
+	all = len + 1 + (plain < len ? plain + 1 : 0);
+	if (len >= b->max_names || b->names_len + all > b->max_names) {
 		b->refused |= SYMTAB_REFUSED_NAMES;
 		return -1;
 	}
@@ -186,8 +209,9 @@ symtab_builder_add(struct symtab_builder *b, uint64_t addr, uint64_t size,
 	c->limit = limit;
 	c->name = name;
 	c->len = len;
+	c->plain = plain;
 	c->prio = prio;
-	b->names_len += len + 1;
+	b->names_len += all;
 	return 0;
 }
 
@@ -419,6 +443,12 @@ symtab_builder_finish(struct symtab_builder *b)
 		s->addr = c->addr;
 		s->size = size > UINT32_MAX ? UINT32_MAX : size;
 		s->name = len;
+		if (c->plain < c->len) {
+			memcpy(st->names + len, c->name, c->plain);
+			st->names[len + c->plain] = '\0';
+			len += c->plain + 1;
+			s->name |= SYMTAB_NAME_VERSIONED;
+		}
 		memcpy(st->names + len, c->name, c->len);
 		st->names[len + c->len] = '\0';
 		len += c->len + 1;
@@ -472,7 +502,7 @@ symtab_lookup(const struct symtab *st, uint64_t addr)
 
 	if ((s = symtab_find(st, addr)) == NULL)
 		return NULL;
-	return st->names + s->name;
+	return symtab_name(st, s);
 }
 
 size_t

@@ -3,13 +3,19 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-/* One symbol: 16 bytes, its name an offset in the table's string block. */
+/*
+ * One symbol: 16 bytes, its name an offset in the table's string block.
+ * A name that had a symbol version is kept without it, and then, after
+ * its NUL, with it (the name as the file spells it).
+ */
 struct symtab_sym {
 	uint64_t	addr;
 	uint32_t	size;
-	uint32_t	name;
+	uint32_t	name;		/* and SYMTAB_NAME_VERSIONED */
 };
+#define SYMTAB_NAME_VERSIONED	(1U << 31)
 
 /* Sorted by address, one symbol per address, names in one block. */
 struct symtab {
@@ -48,10 +54,21 @@ const char	*symtab_lookup(const struct symtab *, uint64_t);
 size_t		 symtab_count(const struct symtab *);
 size_t		 symtab_bytes(const struct symtab *);
 
+/* The name without a version: memcpy, of memcpy@@GLIBC_2.14. */
 static inline const char *
 symtab_name(const struct symtab *st, const struct symtab_sym *s)
 {
-	return st->names + s->name;
+	return st->names + (s->name & ~SYMTAB_NAME_VERSIONED);
+}
+
+/* The name as the file has it, version and all. */
+static inline const char *
+symtab_system_name(const struct symtab *st, const struct symtab_sym *s)
+{
+	const char	*name = symtab_name(st, s);
+
+	return s->name & SYMTAB_NAME_VERSIONED ? name + strlen(name) + 1 :
+	    name;
 }
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * Locations and their mappings, for pprof.  Each is an array indexed by
  * id, found by its key in an open-addressing table at most half full:
- * a location by (name, mapping, source file), a mapping by (file,
- * offset, build id).  A mapping's flags are the union of what its
+ * a location by (name, mapping, address, source file, flags), a
+ * mapping by (file, offset, build id).  A mapping's flags are the union of what its
  * frames were given.
  */
 #include <stdint.h>
@@ -64,9 +64,20 @@ frametab_clear(struct frametab *t)
 }
 
 static uint64_t
-frametab_hash(uint32_t name, uint32_t map, uint32_t file)
+frametab_hash(uint32_t name, const struct frametab_frame *f)
 {
-	return hash_pair(hash_pair(name, map), file);
+	return hash_pair(hash_pair(hash_pair(name, f->map), f->addr),
+	    (uint64_t)f->file << 32 | f->flags);
+}
+
+/* The same location: name and frame equal in what keys it. */
+static int
+frametab_is_same(const struct frametab_loc *l, uint32_t name,
+    const struct frametab_frame *f)
+{
+	return l->name == name && l->f.map == f->map &&
+	    l->f.addr == f->addr && l->f.file == f->file &&
+	    l->f.flags == f->flags;
 }
 
 static void
@@ -81,7 +92,7 @@ frametab_grow(struct frametab *t)
 	mask = t->tabsz - 1;
 	for (i = 0; i < t->nlocs; i++) {
 		l = &t->locs[i];
-		for (j = frametab_hash(l->name, l->f.map, l->f.file) & mask;
+		for (j = frametab_hash(l->name, &l->f) & mask;
 		    t->tab[j] != 0; j = (j + 1) & mask)
 			;
 		t->tab[j] = i + 1;
@@ -98,11 +109,10 @@ frametab_loc_add(struct frametab *t, uint32_t name,
 
 	if (f == NULL)
 		f = &none;
-	for (j = frametab_hash(name, f->map, f->file) & mask; t->tab[j] != 0;
+	for (j = frametab_hash(name, f) & mask; t->tab[j] != 0;
 	    j = (j + 1) & mask) {
 		l = &t->locs[t->tab[j] - 1];
-		if (l->name == name && l->f.map == f->map &&
-		    l->f.file == f->file)
+		if (frametab_is_same(l, name, f))
 			return t->tab[j] - 1;
 	}
 	if (t->nlocs >= UINT32_MAX - 1)

@@ -9,10 +9,13 @@
  * with what pprof says of it besides: its function (name, name as the
  * file spells it, source file), its line, its address and the file
  * mapped there.  A location is a small dense id, the same for the same
- * name in the same mapping and source file (the first details given
- * stay: one address stands for all of a function's in a file).  Names
- * and strings are ids of a table of names kept beside (a stacknames'
- * or a profile's).
+ * name at the same address of the same mapping, in the same source file
+ * (the first line given stays: a frame of no address, Python's, stands
+ * for all of its function's in a file).  So pprof gets one Location per
+ * address sampled, and go tool pprof -disasm and -list spread a
+ * function's samples over its instructions and lines.  Names and
+ * strings are ids of a table of names kept beside (a stacknames' or a
+ * profile's).
  */
 
 /* What a mapping's frames were given (Mapping.has_*). */
@@ -29,6 +32,13 @@ struct frametab_map {
 	uint32_t	 flags;		/* FRAMETAB_MAP_ */
 };
 
+/*
+ * A frame that a function was inlined into at its address: the frame
+ * after it in a stack (the inlined function, inner) is at the same
+ * address, and both are one pprof Location, its Lines innermost first.
+ */
+#define FRAMETAB_FRAME_INLINES	0x01
+
 /* Name ids: 0 for none (Function.name: the frame's, system: as func). */
 struct frametab_frame {
 	uint32_t	 func;		/* of Function.name */
@@ -37,6 +47,7 @@ struct frametab_frame {
 	uint32_t	 map;		/* frametab_map_add()'s, 0: none */
 	int64_t		 line;		/* 0: none */
 	uint64_t	 addr;		/* in the file's terms, 0: none */
+	uint32_t	 flags;		/* FRAMETAB_FRAME_ */
 };
 
 struct frametab_loc {

@@ -4,13 +4,10 @@
  * Pyroscope read it.
  *
  * The profile's interned names are the start of the string table as
- * they are (id 0 is ""), so frames need no translation.  Each distinct
- * name used by a stack becomes one Location, numbered in order of first
- * use, with what the profile knows of it (profile_frame()): its mapping
- * and address in the file's terms, its line; one Function per name,
- * system name and source file, so that the lines of a Python function
- * are one function.  The mappings are the profile's, the main program's
- * first.  Strings the encoder needs besides the names (the value type,
+ * they are (id 0 is ""), so frames need no translation.  Locations and
+ * Functions are pprof_loc.c's: one Location per address sampled, with
+ * its mapping and address in the file's terms and its Lines.  The
+ * mappings are the profile's, the main program's first.  Strings the encoder needs besides the names (the value type,
  * the labels, the comments) are appended after them, reusing a name
  * when one is equal.
  */
@@ -24,6 +21,7 @@
 #include "util/log.h"
 #include "frametab.h"
 #include "pprof.h"
+#include "pprof_int.h"
 #include "profile.h"
 #include "profile/profile.pb-c.h"
 #include "util/xmalloc.h"
@@ -33,36 +31,9 @@
 #define PPROF_LABEL_NAME_MAX	128
 #define PPROF_LABEL_VALUE_MAX	1024
 
-/* One encoding: the message and the arrays it points into. */
-struct pprof_enc {
-	const struct profile		 *p;
-	Perftools__Profiles__Profile	  pb;
-	Perftools__Profiles__ValueType	  vt, *vtp;
-
-	uint32_t			 *fid;	/* string id -> location id */
-	Perftools__Profiles__Function	 *funcs, **funcp;
-	size_t				  nfunc;
-	uint32_t			 *ffirst, *fnext;
-	Perftools__Profiles__Mapping	 *maps, **mapp;
-	size_t				 *mapid;	/* frametab's -> ours */
-	Perftools__Profiles__Location	 *locs, **locp;
-	Perftools__Profiles__Line	 *lines, **linep;
-	Perftools__Profiles__Sample	 *samples, **samplep;
-	Perftools__Profiles__Label	 *labels, **labelp, *tlabels;
-	uint64_t			 *locids;
-	int64_t				 *values, *comments;
-
-	/* Strings appended after the profile's names, owned. */
-	char				**extra;
-	size_t				  nextra;
-};
-
 static int64_t	pprof_string(struct pprof_enc *, const char *);
 static int64_t	pprof_value(const struct profile *, uint64_t);
-static uint64_t	pprof_function(struct pprof_enc *, uint32_t, uint32_t,
-		    uint32_t);
 static void	pprof_mappings(struct pprof_enc *);
-static void	pprof_functions(struct pprof_enc *);
 static int	pprof_label_is_plain(const char *, const char *);
 static size_t	pprof_target_labels(struct pprof_enc *);
 static void	pprof_samples(struct pprof_enc *);
@@ -147,36 +118,6 @@ pprof_gzip(const unsigned char *in, size_t inlen, unsigned char **out,
 }
 
 /*
- * The Function of a frame's details: one per (name, system name, file),
- * found through the first of its name's functions (ffirst, by name id)
- * and the next of the same name (fnext).
- */
-static uint64_t
-pprof_function(struct pprof_enc *e, uint32_t name, uint32_t sys,
-    uint32_t file)
-{
-	Perftools__Profiles__Function	*f;
-	uint32_t			 k;
-
-	for (k = e->ffirst[name]; k != 0; k = e->fnext[k - 1]) {
-		f = &e->funcs[k - 1];
-		if (f->system_name == sys && f->filename == file)
-			return f->id;
-	}
-	k = e->nfunc++;
-	f = &e->funcs[k];
-	perftools__profiles__function__init(f);
-	f->id = k + 1;
-	f->name = name;
-	f->system_name = sys;
-	f->filename = file;
-	e->funcp[k] = f;
-	e->fnext[k] = e->ffirst[name];
-	e->ffirst[name] = k + 1;
-	return f->id;
-}
-
-/*
  * The Mappings, from the profile's frames: the main program's first,
  * as go tool pprof takes the first for it (a file that is no library),
  * so the others move up one.
@@ -220,67 +161,6 @@ pprof_mappings(struct pprof_enc *e)
 	}
 	e->pb.mapping = e->mapp;
 	e->pb.n_mapping = n;
-}
-
-/*
- * One Location per name used, in order of first use, with the address,
- * mapping and line its details give; one Function per name, system
- * name and file (Python's lines of one function share theirs).
- */
-static void
-pprof_functions(struct pprof_enc *e)
-{
-	const struct frametab		*ft = profile_frames(e->p);
-	const struct frametab_frame	*fr;
-	const uint32_t			*ids;
-	uint32_t			 name, sys, file;
-	size_t				 nstr, nloc = 0, i, j, k, n;
-
-	nstr = profile_nstrings(e->p);
-	e->fid = xcalloc(nstr, sizeof(*e->fid));
-	for (i = 0; i < profile_nstacks(e->p); i++) {
-		ids = profile_stack(e->p, i, &n, NULL);
-		for (j = 0; j < n; j++)
-			if (e->fid[ids[j]] == 0)
-				e->fid[ids[j]] = ++nloc;
-	}
-
-	/* + 1: xcalloc() refuses zero, and a profile may be empty. */
-	e->funcs = xcalloc(nloc + 1, sizeof(*e->funcs));
-	e->funcp = xcalloc(nloc + 1, sizeof(*e->funcp));
-	e->ffirst = xcalloc(nstr, sizeof(*e->ffirst));
-	e->fnext = xcalloc(nloc + 1, sizeof(*e->fnext));
-	e->locs = xcalloc(nloc + 1, sizeof(*e->locs));
-	e->locp = xcalloc(nloc + 1, sizeof(*e->locp));
-	e->lines = xcalloc(nloc + 1, sizeof(*e->lines));
-	e->linep = xcalloc(nloc + 1, sizeof(*e->linep));
-	for (i = 0; i < nstr; i++) {
-		if (e->fid[i] == 0)
-			continue;
-		k = e->fid[i] - 1;
-		fr = profile_frame(e->p, i);
-		name = fr != NULL && fr->func != 0 ? fr->func : i;
-		sys = fr != NULL && fr->system != 0 ? fr->system : name;
-		file = fr != NULL ? fr->file : 0;
-		perftools__profiles__line__init(&e->lines[k]);
-		e->lines[k].function_id = pprof_function(e, name, sys, file);
-		e->lines[k].line = fr != NULL ? fr->line : 0;
-		e->linep[k] = &e->lines[k];
-		perftools__profiles__location__init(&e->locs[k]);
-		e->locs[k].id = e->fid[i];
-		if (fr != NULL && fr->map != 0 &&
-		    fr->map <= frametab_nmaps(ft)) {
-			e->locs[k].mapping_id = e->mapid[fr->map];
-			e->locs[k].address = fr->addr;
-		}
-		e->locs[k].n_line = 1;
-		e->locs[k].line = &e->linep[k];
-		e->locp[k] = &e->locs[k];
-	}
-	e->pb.function = e->funcp;
-	e->pb.n_function = e->nfunc;
-	e->pb.location = e->locp;
-	e->pb.n_location = nloc;
 }
 
 /*
@@ -347,7 +227,7 @@ pprof_target_labels(struct pprof_enc *e)
 static void
 pprof_samples(struct pprof_enc *e)
 {
-	const uint32_t	*ids, *lids;
+	const uint32_t	*lids;
 	uint64_t	 value;
 	size_t		 nstacks, nframes = 0, nlabels = 0, i, j, k, l, n, nl;
 	size_t		 nt, p;
@@ -367,12 +247,12 @@ pprof_samples(struct pprof_enc *e)
 	e->values = xcalloc(nstacks + 1, sizeof(*e->values));
 	e->locids = xcalloc(nframes + 1, sizeof(*e->locids));
 	for (i = 0, k = 0, l = 0, p = 0; i < nstacks; i++) {
-		ids = profile_stack(e->p, i, &n, &value);
+		(void)profile_stack(e->p, i, &n, &value);
 		perftools__profiles__sample__init(&e->samples[i]);
 		e->samples[i].location_id = e->locids + k;
-		e->samples[i].n_location_id = n;
-		for (j = 0; j < n; j++)
-			e->locids[k++] = e->fid[ids[n - 1 - j]];
+		e->samples[i].n_location_id = pprof_sample_locs(e, i,
+		    e->locids + k);
+		k += e->samples[i].n_location_id;
 		e->values[i] = pprof_value(e->p, value);
 		e->samples[i].value = &e->values[i];
 		e->samples[i].n_value = 1;
@@ -464,18 +344,10 @@ pprof_enc_clear(struct pprof_enc *e)
 	free(e->labelp);
 	free(e->labels);
 	free(e->tlabels);
-	free(e->linep);
-	free(e->lines);
-	free(e->locp);
-	free(e->locs);
-	free(e->funcp);
-	free(e->funcs);
-	free(e->ffirst);
-	free(e->fnext);
+	pprof_locations_clear(e);
 	free(e->mapp);
 	free(e->maps);
 	free(e->mapid);
-	free(e->fid);
 }
 
 int
@@ -494,7 +366,7 @@ pprof_encode(const struct profile *p, unsigned char **bufp, size_t *lenp)
 	perftools__profiles__value_type__init(&e.vt);
 
 	pprof_mappings(&e);
-	pprof_functions(&e);
+	pprof_locations(&e);
 	pprof_samples(&e);
 	pprof_header(&e);
 	pprof_strings(&e);

@@ -6,8 +6,12 @@
  * allocates only when it brings a name or a stack not seen before.
  * Stacks live in one array of string ids, so freeing a profile is a
  * handful of free() calls whatever its size.  Frames that come as
- * locations (a round's, frametab.c) bring their pprof details: the
- * first a name gets in this profile stay its own, in a frametab of ours.
+ * locations (a round's, frametab.c) bring their pprof details, copied
+ * into a frametab of ours: such a stack keeps, after its names, the
+ * location of each frame, and is one stack per address sampled, not
+ * per name (folded files and flame graphs add up those of one name;
+ * pprof has one Location per address).  The first details a name gets
+ * stay its own, for the frames that come by name only.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +29,8 @@
 struct profile_stack {
 	size_t		 off;		/* into frames */
 	size_t		 n;
-	size_t		 nlabels;	/* name, value id pairs after frames */
+	uint32_t	 nlabels;	/* name, value id pairs after frames */
+	uint32_t	 locs;		/* n location ids after the names */
 	uint64_t	 value;
 	uint64_t	 hash;
 };
@@ -64,9 +69,11 @@ struct profile {
 	const struct intern	*xsrc;
 	uint32_t		*xlate;
 	size_t			 xlatecap;
-	/* ...a location id of theirs -> our name id + 1, 0 unknown. */
+	/* ...a location id of theirs -> our name id + 1, 0 unknown... */
 	uint32_t		*xloc;
 	size_t			 xloccap;
+	/* ...and our location id (xloc's cap). */
+	uint32_t		*xlid;
 	/* Its frames' pprof details: our name id -> location + 1. */
 	struct frametab		*frames_info;
 	uint32_t		*locof;
@@ -80,7 +87,7 @@ struct profile {
 
 static void	 profile_stacktab_grow(struct profile *);
 static void	 profile_scratch_reserve(struct profile *, size_t);
-static size_t	 profile_add_scratch(struct profile *, size_t, size_t,
+static size_t	 profile_add_scratch(struct profile *, size_t, int, size_t,
 		    uint64_t);
 
 struct profile *
@@ -120,6 +127,7 @@ profile_free(struct profile *p)
 	free(p->xlate);
 	free(p->xmap);
 	free(p->xloc);
+	free(p->xlid);
 	free(p->locof);
 	frametab_free(p->frames_info);
 	for (i = 0; i < p->nlabels; i++) {
@@ -205,7 +213,7 @@ profile_add_stack(struct profile *p, const char *const *frames, size_t n,
 	for (i = 0; i < n; i++)
 		p->scratch[i] = intern_add(p->strs, frames[i] != NULL ?
 		    frames[i] : "");
-	return profile_add_scratch(p, n, 0, value);
+	return profile_add_scratch(p, n, 0, 0, value);
 }
 
 /*
@@ -243,7 +251,7 @@ profile_add_labels(struct profile *p, const char *const *frames, size_t n,
 	for (i = 0; i < 2 * nl; i++)
 		p->scratch[n + i] = intern_add(p->strs, labels[i] != NULL ?
 		    labels[i] : "");
-	profile_add_scratch(p, n, nl, value);
+	profile_add_scratch(p, n, 0, nl, value);
 }
 
 /* Our id of a name of another table (names), interned if new. */
@@ -300,24 +308,27 @@ profile_xlate_map(struct profile *p, const struct intern *names,
 }
 
 /*
- * Location id of ft came in as our name id ours: its details, ours
- * too, unless that name has some (the first of a profile stay).
+ * Location sl of ft came in as our name id ours: our location of it,
+ * its details ours too; and the name's, unless it has some (the first
+ * of a profile stay).
  */
-static void
+static uint32_t
 profile_xlate_frame(struct profile *p, const struct intern *names,
     const struct frametab *ft, const struct frametab_loc *sl, uint32_t ours)
 {
 	struct frametab_frame	 of;
+	uint32_t		 id;
 	size_t			 cap;
 
-	if (ours < p->locofcap && p->locof[ours] != 0)
-		return;
 	of = sl->f;
 	of.func = sl->f.func != 0 ? profile_xlate(p, names, sl->f.func) : 0;
 	of.system = sl->f.system != 0 ? profile_xlate(p, names,
 	    sl->f.system) : 0;
 	of.file = sl->f.file != 0 ? profile_xlate(p, names, sl->f.file) : 0;
 	of.map = profile_xlate_map(p, names, ft, sl->f.map);
+	id = frametab_loc_add(p->frames_info, ours, &of);
+	if (ours < p->locofcap && p->locof[ours] != 0)
+		return id;
 	if (ours >= p->locofcap) {
 		for (cap = p->locofcap ? p->locofcap : 1024; cap <= ours;
 		    cap *= 2)
@@ -327,7 +338,8 @@ profile_xlate_frame(struct profile *p, const struct intern *names,
 		    (cap - p->locofcap) * sizeof(*p->locof));
 		p->locofcap = cap;
 	}
-	p->locof[ours] = frametab_loc_add(p->frames_info, ours, &of) + 1;
+	p->locof[ours] = id + 1;
+	return id;
 }
 
 /*
@@ -335,8 +347,8 @@ profile_xlate_frame(struct profile *p, const struct intern *names,
  * names (the stacks' names kept across rounds), or, with ft, as ids of
  * its locations, whose names are in names: each is looked up in our
  * table once per profile, then translated by an array.  A location
- * brings its pprof details, kept by our name id.  An id names does not
- * know is the empty name.
+ * brings its pprof details: the stack keeps our location of each frame
+ * after its names.  An id names does not know is the empty name.
  */
 void
 profile_add_ids(struct profile *p, const struct intern *names,
@@ -344,11 +356,13 @@ profile_add_ids(struct profile *p, const struct intern *names,
     const char *const *labels, size_t nl)
 {
 	const struct frametab_loc	*sl;
-	size_t				 i, all = n + 2 * nl, cap;
+	size_t				 i, all, cap, nloc;
 	uint32_t			 id;
 
 	if (n == 0)
 		return;
+	nloc = ft != NULL ? n : 0;
+	all = n + nloc + 2 * nl;
 	profile_scratch_reserve(p, all);
 	if (p->xsrc != names) {
 		/* Another table's ids: start again. */
@@ -368,41 +382,52 @@ profile_add_ids(struct profile *p, const struct intern *names,
 		}
 		if (id < p->xloccap && p->xloc[id] != 0) {
 			p->scratch[i] = p->xloc[id] - 1;
+			p->scratch[n + i] = p->xlid[id];
 			continue;
 		}
 		if ((sl = frametab_loc(ft, id)) == NULL) {
 			p->scratch[i] = 0;
+			p->scratch[n + i] = frametab_loc_add(p->frames_info, 0,
+			    NULL);
 			continue;
 		}
 		p->scratch[i] = profile_xlate(p, names, sl->name);
-		profile_xlate_frame(p, names, ft, sl, p->scratch[i]);
+		p->scratch[n + i] = profile_xlate_frame(p, names, ft, sl,
+		    p->scratch[i]);
 		if (id >= p->xloccap) {
 			for (cap = p->xloccap ? p->xloccap : 1024; cap <= id;
 			    cap *= 2)
 				;
 			p->xloc = xreallocarray(p->xloc, cap,
 			    sizeof(*p->xloc));
+			p->xlid = xreallocarray(p->xlid, cap,
+			    sizeof(*p->xlid));
 			memset(p->xloc + p->xloccap, 0,
 			    (cap - p->xloccap) * sizeof(*p->xloc));
 			p->xloccap = cap;
 		}
 		p->xloc[id] = p->scratch[i] + 1;
+		p->xlid[id] = p->scratch[n + i];
 	}
 	for (i = 0; i < 2 * nl; i++)
-		p->scratch[n + i] = intern_add(p->strs, labels[i] != NULL ?
-		    labels[i] : "");
-	profile_add_scratch(p, n, nl, value);
+		p->scratch[n + nloc + i] = intern_add(p->strs,
+		    labels[i] != NULL ? labels[i] : "");
+	profile_add_scratch(p, n, nloc != 0, nl, value);
 }
 
-/* Add the stack of n frame ids and nl label pairs in scratch: its index. */
+/*
+ * Add the stack of n frame ids (and their n locations, locs) and nl
+ * label pairs in scratch: its index.
+ */
 static size_t
-profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
+profile_add_scratch(struct profile *p, size_t n, int locs, size_t nl,
+    uint64_t value)
 {
 	struct profile_stack	*st;
-	size_t			 i, j, mask, all = n + 2 * nl;
+	size_t			 i, j, mask, all = n + (locs ? n : 0) + 2 * nl;
 	uint64_t		 h;
 
-	h = hash_u32s(p->scratch, all);
+	h = hash_u32s(p->scratch, all) + locs;
 	p->total += value;
 
 	mask = p->stacktabsz - 1;
@@ -412,7 +437,7 @@ profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 		i = (uint32_t)p->stacktab[j] - 1;
 		st = &p->stacks[i];
 		if (st->hash == h && st->n == n && st->nlabels == nl &&
-		    memcmp(p->frames + st->off, p->scratch,
+		    st->locs == (uint32_t)locs && memcmp(p->frames + st->off, p->scratch,
 		    all * sizeof(*p->scratch)) == 0) {
 			st->value += value;
 			return i;
@@ -437,6 +462,7 @@ profile_add_scratch(struct profile *p, size_t n, size_t nl, uint64_t value)
 	st->off = p->nframes;
 	st->n = n;
 	st->nlabels = nl;
+	st->locs = locs;
 	st->value = value;
 	st->hash = h;
 	p->nframes += all;
@@ -466,7 +492,8 @@ profile_bytes(const struct profile *p)
 	    p->scratchcap * sizeof(*p->scratch) +
 	    p->xlatecap * sizeof(*p->xlate) +
 	    p->xmapcap * sizeof(*p->xmap) + frametab_bytes(p->frames_info) +
-	    p->xloccap * sizeof(*p->xloc) + p->locofcap * sizeof(*p->locof) +
+	    p->xloccap * (sizeof(*p->xloc) + sizeof(*p->xlid)) +
+	    p->locofcap * sizeof(*p->locof) +
 	    p->nlabels * sizeof(*p->labels);
 	for (i = 0; i < p->nlabels; i++)
 		n += strlen(p->labels[i].name) + strlen(p->labels[i].value) + 2;
@@ -542,7 +569,7 @@ profile_add_stack_ids(struct profile *p, const uint32_t *ids, size_t n,
 			    intern_count(p->strs));
 		p->scratch[i] = ids[i];
 	}
-	return profile_add_scratch(p, n, 0, value);
+	return profile_add_scratch(p, n, 0, 0, value);
 }
 
 /* Stack i: its frames as string ids, root first; NULL past the end. */
@@ -566,6 +593,19 @@ profile_stack_labels(const struct profile *p, size_t i, size_t *nl)
 		return NULL;
 	}
 	*nl = p->stacks[i].nlabels;
+	return p->frames + p->stacks[i].off +
+	    (p->stacks[i].locs ? 2 : 1) * p->stacks[i].n;
+}
+
+/*
+ * Stack i's locations (of profile_frames()), one per frame, root first;
+ * NULL if it came by names only.
+ */
+const uint32_t *
+profile_stack_locs(const struct profile *p, size_t i)
+{
+	if (i >= p->nstacks || !p->stacks[i].locs)
+		return NULL;
 	return p->frames + p->stacks[i].off + p->stacks[i].n;
 }
 

@@ -49,7 +49,8 @@ size_t		 profile_add_stack(struct profile *, const char *const *,
 void		 profile_stack_sub(struct profile *, size_t, uint64_t);
 /*
  * The same, the frames as ids of names interned elsewhere, or of the
- * locations of a frametab (not NULL), with their pprof details.
+ * locations of a frametab (not NULL), with their pprof details: then
+ * the same names at other addresses are another stack.
  */
 void		 profile_add_ids(struct profile *, const struct intern *,
 		    const struct frametab *, const uint32_t *, size_t,
@@ -79,6 +80,11 @@ const uint32_t	*profile_stack(const struct profile *, size_t, size_t *,
 size_t		 profile_nlabels(const struct profile *);
 const uint32_t	*profile_stack_labels(const struct profile *, size_t,
 		    size_t *);
+/*
+ * A stack's locations, one per frame, root first (NULL: added by names
+ * only): ids of profile_frames(), whose names are string ids.
+ */
+const uint32_t	*profile_stack_locs(const struct profile *, size_t);
 /* The pprof details of a frame by its string id, and the mappings. */
 const struct frametab_frame *profile_frame(const struct profile *,
 		    uint32_t);

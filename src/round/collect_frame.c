@@ -67,9 +67,10 @@ collect_frame_build_id(struct stacknames *sn, const uint8_t *id, size_t len)
  * The locations of names[0 .. n - 1], into ids: a user frame's at w
  * (its mapping, its address in the file, the symbol as the file spells
  * it, Go's source files and lines), or a kernel frame's (w NULL) at
- * addr, in the kernel's mapping.  A location is a name's in a file: its
- * line is that of the first address named (frametab.c), so one line of
- * a Go function has its samples in go tool pprof -list.
+ * addr, in the kernel's mapping.  A location is a name's at an address
+ * (frametab.c), so each address sampled has its own line in go tool
+ * pprof -list; the names of one address (Go's inlined calls) are one
+ * pprof Location, each but the innermost marked as inlining the next.
  */
 static void
 collect_frame_locs(struct stacknames *sn, const struct resolve_where *w,
@@ -114,6 +115,7 @@ collect_frame_locs(struct stacknames *sn, const struct resolve_where *w,
 			    stacknames_intern(sn, w->files[j]) : 0;
 			f.line = w->lines[j];
 		}
+		f.flags = j + 1 < n ? FRAMETAB_FRAME_INLINES : 0;
 		ids[j] = stacknames_loc(sn, names[j], &f);
 	}
 }

@@ -502,7 +502,7 @@ symcache_system_name(const struct symcache_file *f, uint64_t vaddr)
 		return name;
 	if ((s = symtab_find(f->sf.symtab, vaddr)) == NULL)
 		return NULL;
-	return symtab_name(f->sf.symtab, s);
+	return symtab_system_name(f->sf.symtab, s);
 }
 
 /*

@@ -81,7 +81,7 @@ sinkcost_map(struct intern *names, struct frametab *ft, const char *path,
 /*
  * A round's profile as the daemon builds it: frames as locations of
  * names kept across rounds (names, ft), in the program's, libc's and
- * the kernel's mappings.
+ * the kernel's mappings, the leaf at one of a few addresses.
  */
 static struct profile *
 sinkcost_profile(struct intern *names, struct frametab *ft, unsigned int seed,
@@ -117,8 +117,10 @@ sinkcost_profile(struct intern *names, struct frametab *ft, unsigned int seed,
 			fr[n++] = sinkcost_loc(names, ft, name, prog,
 			    0x2000 + 0x100 * (4 * j + b));
 		}
+		/* Sampled at one of its loop's 8 instructions, as burn's. */
 		fr[n++] = (path & 1) ? sinkcost_loc(names, ft, "burn_a", prog,
-		    0x4000) : sinkcost_loc(names, ft, "burn_b", prog, 0x4100);
+		    0x4000 + 4 * (rand() % 8)) : sinkcost_loc(names, ft,
+		    "burn_b", prog, 0x4100 + 4 * (rand() % 8));
 		if (rand() % 2) {
 			fr[n++] = sinkcost_loc(names, ft,
 			    "asm_sysvec_apic_timer_interrupt", kern,

@@ -1,6 +1,7 @@
 /*
- * frametab: a location is the same id for the same name, mapping and
- * source file, whatever details come after the first; a mapping is the
+ * frametab: a location is the same id for the same name, mapping,
+ * address, source file and flags, whatever line comes after the first
+ * (a frame of no address); a mapping is the
  * same for the same file, offset and build id, its flags the union of
  * what was given; both grow past their first tables and clear.
  */
@@ -62,10 +63,16 @@ main(void)
 	    "numbers not given out: none");
 
 	b = loc(t, 10, a, 0, 0, 0x1234);
-	ok(loc(t, 10, a, 0, 0, 0x5678) == b, "a name in a mapping: one");
+	ok(loc(t, 10, a, 0, 0, 0x1234) == b,
+	    "a name at an address of a mapping: one");
+	ok(loc(t, 10, a, 0, 0, 0x5678) != b,
+	    "the name at another address: another");
 	l = frametab_loc(t, b);
 	ok(l != NULL && l->name == 10 && l->f.addr == 0x1234,
-	    "its first details stay");
+	    "its details");
+	ok(loc(t, 12, 0, 7, 3, 0) == loc(t, 12, 0, 7, 9, 0) &&
+	    frametab_loc(t, loc(t, 12, 0, 7, 9, 0))->f.line == 3,
+	    "no address: one per name and file, its first line stays");
 	ok(loc(t, 10, 0, 0, 0, 0) != b, "the name in no mapping: another");
 	ok(loc(t, 10, a, 7, 3, 0) != b, "in another source file: another");
 	ok(frametab_loc_add(t, 11, NULL) == frametab_loc_add(t, 11, NULL),
@@ -79,7 +86,7 @@ main(void)
 	good = frametab_nmaps(t) == 3 + 300;
 	for (i = 0; i < 5000; i++)
 		if (loc(t, 1000 + i, map(t, 5, 0x1000 * (i % 300), 0, 0), 0,
-		    0, 0) != ids[i] || frametab_loc(t, ids[i])->f.addr != i)
+		    0, i) != ids[i] || frametab_loc(t, ids[i])->f.addr != i)
 			good = 0;
 	ok(good, "5,000 locations in 300 mappings, all found again");
 	ok(frametab_bytes(t) > 5000 * sizeof(struct frametab_loc),

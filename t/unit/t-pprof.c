@@ -15,6 +15,7 @@
 
 #include <zlib.h>
 
+#include "profile/folded.h"
 #include "profile/frametab.h"
 #include "profile/pprof.h"
 #include "profile/profile.h"
@@ -320,6 +321,19 @@ test_offcpu(void)
 	profile_free(p);
 }
 
+/* What a test of frames with their details holds, freed. */
+static void
+frames_free(Profile *pb, unsigned char *gz, struct profile *p,
+    struct frametab *ft, struct intern *names)
+{
+	if (pb != NULL)
+		perftools__profiles__profile__free_unpacked(pb, NULL);
+	free(gz);
+	profile_free(p);
+	frametab_free(ft);
+	intern_free(names);
+}
+
 /* The location of the frame named name, or NULL. */
 static const Perftools__Profiles__Location *
 location_named(const Profile *pb, const char *name, int64_t line)
@@ -401,10 +415,9 @@ test_rich(void)
 	fr.addr = 0x1a2b;
 	fr.system = intern_add(names, "_ZN3foo3barEv");
 	s1[2] = frametab_loc_add(ft, intern_add(names, "foo::bar()"), &fr);
-	fr.addr = 0x9999;
 	ok(frametab_loc_add(ft, intern_add(names, "foo::bar()"), &fr) ==
 	    s1[2] && frametab_loc(ft, s1[2])->f.addr == 0x1a2b,
-	    "a name in one mapping: one location, its first address");
+	    "a name at one address of a mapping: one location");
 	fr.map = ma;
 	other = frametab_loc_add(ft, intern_add(names, "foo::bar()"), &fr);
 	ok(other != s1[2], "the same name in another mapping: another");
@@ -487,12 +500,119 @@ test_rich(void)
 	    "would not take, values not plain ASCII, empty values");
 	is_int(pb->n_comment, 5, "all in the comments still");
 out:
-	if (pb != NULL)
-		perftools__profiles__profile__free_unpacked(pb, NULL);
-	free(gz);
-	profile_free(p);
-	frametab_free(ft);
-	intern_free(names);
+	frames_free(pb, gz, p, ft, names);
+}
+
+/*
+ * Locations by address: a function sampled at two addresses is two
+ * Locations of one Function, each with its own line; the frames of one
+ * address (a Go function and the one inlined into it) are one Location
+ * whose Lines go innermost first; a stack by names only keeps one
+ * Location per name.  Folded lines add up what pprof keeps apart.
+ */
+static void
+test_addresses(void)
+{
+	struct intern				*names;
+	struct frametab				*ft;
+	struct frametab_map			 fm;
+	struct frametab_frame			 fr;
+	struct profile				*p;
+	Profile					*pb;
+	const Perftools__Profiles__Location	*l1, *l2, *li;
+	const Perftools__Profiles__Function	*fa, *fb;
+	unsigned char				*gz;
+	const char				*byname[2] = { "app", "hot" };
+	char					*text = NULL;
+	size_t					 gzlen, textlen, i, nloc = 0;
+	uint32_t				 s1[3], s2[3], s3[4];
+	FILE					*f;
+
+	names = intern_create();
+	ft = frametab_create();
+	intern_add(names, "");
+	memset(&fm, 0, sizeof(fm));
+	fm.start = 0x1000;
+	fm.limit = 0x9000;
+	fm.file = intern_add(names, "/usr/bin/app");
+	fm.flags = FRAMETAB_MAP_FUNCTIONS | FRAMETAB_MAP_FILENAMES |
+	    FRAMETAB_MAP_LINES;
+	memset(&fr, 0, sizeof(fr));
+	fr.map = frametab_map_add(ft, &fm);
+	fr.file = intern_add(names, "/src/app.go");
+
+	s1[0] = s2[0] = s3[0] = frametab_loc_add(ft, intern_add(names, "app"),
+	    NULL);
+	fr.addr = 0x1100;
+	fr.line = 5;
+	s1[1] = s2[1] = s3[1] = frametab_loc_add(ft,
+	    intern_add(names, "main"), &fr);
+	fr.addr = 0x2010;
+	fr.line = 20;
+	s1[2] = frametab_loc_add(ft, intern_add(names, "hot"), &fr);
+	fr.addr = 0x2040;
+	fr.line = 23;
+	s2[2] = frametab_loc_add(ft, intern_add(names, "hot"), &fr);
+	ok(s1[2] != s2[2], "two addresses of a function: two locations");
+	/* At 0x3000: outer, and inner inlined into it. */
+	fr.addr = 0x3000;
+	fr.line = 41;
+	fr.flags = FRAMETAB_FRAME_INLINES;
+	s3[2] = frametab_loc_add(ft, intern_add(names, "outer"), &fr);
+	fr.line = 7;
+	fr.flags = 0;
+	s3[3] = frametab_loc_add(ft, intern_add(names, "inner"), &fr);
+
+	p = profile_create(PROFILE_TYPE_CPU, PERIOD, T0, DURATION);
+	profile_add_ids(p, names, ft, s1, 3, 3, NULL, 0);
+	profile_add_ids(p, names, ft, s2, 3, 1, NULL, 0);
+	profile_add_ids(p, names, ft, s1, 3, 2, NULL, 0);
+	profile_add_ids(p, names, ft, s3, 4, 4, NULL, 0);
+	profile_add(p, byname, 2, 1);
+	is_int(profile_nstacks(p), 4, "a stack per address, one by names");
+	ok(profile_stack_locs(p, 0) != NULL && profile_stack_locs(p, 3) ==
+	    NULL, "locations kept with the stacks that came with them");
+	f = open_memstream(&text, &textlen);
+	ok(folded_write(p, f) == 0, "folded");
+	fclose(f);
+	is_str(text, "app;hot 1\napp;main;hot 6\napp;main;outer;inner 4\n",
+	    "folded: the names, the addresses added up");
+	free(text);
+
+	pb = encode_unpack(p, &gz, &gzlen);
+	ok(pb != NULL, "addresses: unpacked");
+	if (pb == NULL)
+		goto out;
+	l1 = location_named(pb, "hot", 20);
+	l2 = location_named(pb, "hot", 23);
+	ok(l1 != NULL && l2 != NULL && l1 != l2 && l1->address == 0x2010 &&
+	    l2->address == 0x2040 && l1->mapping_id != 0,
+	    "a Location per address, its own line");
+	if (l1 == NULL || l2 == NULL)
+		goto out;
+	fa = find_function(pb, l1->line[0]->function_id);
+	fb = find_function(pb, l2->line[0]->function_id);
+	ok(fa != NULL && fa == fb, "one Function for both");
+	li = location_named(pb, "inner", 7);
+	ok(li != NULL && li->n_line == 2 && li->address == 0x3000,
+	    "the frames of one address: one Location, two Lines");
+	if (li != NULL && li->n_line == 2) {
+		fa = find_function(pb, li->line[1]->function_id);
+		ok(fa != NULL && strcmp(str(pb, fa->name), "outer") == 0 &&
+		    li->line[1]->line == 41,
+		    "innermost first, the function it is inlined into last");
+	}
+	ok(location_named(pb, "outer", 41) == NULL,
+	    "no Location of the outer function alone");
+	for (i = 0; i < pb->n_sample; i++)
+		if (pb->sample[i]->value[0] == 4 * PERIOD)
+			nloc = pb->sample[i]->n_location_id;
+	is_int(nloc, 3, "its sample: three Locations for four frames");
+	is_int(pb->n_sample, 4, "a sample per stack");
+	is_int(pb->n_location, 7, "seven Locations: app twice (by name "
+	    "and not), main, hot twice, inner, hot by name");
+out:
+	frames_free(pb, gz, p, ft, names);
 }
 
 static double
@@ -954,6 +1074,7 @@ main(void)
 	test_cpu();
 	test_offcpu();
 	test_rich();
+	test_addresses();
 	test_big();
 	test_python();
 	test_go();
