@@ -464,3 +464,46 @@ elf_file_read(struct elf_file *ef, void *buf, size_t len, uint64_t off)
 {
 	return elf_file_pread(ef, buf, len, off);
 }
+
+/*
+ * libelf's handle of the file, checked by elf_file_open, for libdw
+ * (src/dwarf/): valid until elf_file_close.
+ */
+struct Elf *
+elf_file_libelf(struct elf_file *ef)
+{
+	return ef->e;
+}
+
+/*
+ * What the file's DWARF sections take in memory once read: their
+ * sizes, and a compressed one's size decompressed (its header's, as
+ * libdw will allocate it) besides.  0: none.
+ */
+uint64_t
+elf_file_debug_bytes(struct elf_file *ef)
+{
+	Elf_Scn		*scn = NULL;
+	GElf_Shdr	 sh;
+	GElf_Chdr	 ch;
+	const char	*name;
+	size_t		 shstrndx;
+	uint64_t	 sum = 0;
+
+	if (elf_getshdrstrndx(ef->e, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(ef->e, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS ||
+		    (name = elf_strptr(ef->e, shstrndx, sh.sh_name)) == NULL ||
+		    (strncmp(name, ".debug_", 7) != 0 &&
+		    strncmp(name, ".zdebug_", 8) != 0))
+			continue;
+		sum += sh.sh_size;
+		if ((sh.sh_flags & SHF_COMPRESSED) &&
+		    gelf_getchdr(scn, &ch) != NULL)
+			sum += ch.ch_size;
+		else if (name[1] == 'z')
+			sum += 4 * sh.sh_size;	/* no header: a guess */
+	}
+	return sum;
+}

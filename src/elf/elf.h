@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct Elf;
 struct elf_file;
 struct symtab_builder;
 
@@ -54,6 +55,8 @@ int		 elf_file_offset_to_vaddr(const struct elf_file_segment *,
 		    size_t, uint64_t, uint64_t *);
 int		 elf_file_vaddr_to_offset(const struct elf_file_segment *,
 		    size_t, uint64_t, uint64_t *);
+struct Elf	*elf_file_libelf(struct elf_file *);
+uint64_t	 elf_file_debug_bytes(struct elf_file *);
 
 
 /* elf_symbols.c */
