@@ -308,6 +308,48 @@ debuginfo_find(struct debuginfo_file *df, struct elf_file *ef,
 	return debuginfo_by_link(df, ef, id, len, ctx, host, seen);
 }
 
+/*
+ * The dwz supplementary file of the debug file ef: .gnu_debugaltlink
+ * names it (a path, then its build id), found by that build id in the
+ * debug directories, else at that path if it is absolute; its build id
+ * must match either way.  0 with df filled in, or -1.
+ */
+int
+debuginfo_find_alt(struct debuginfo_file *df, struct elf_file *ef,
+    const struct debuginfo_ctx *ctx, struct debuginfo_seen *seen)
+{
+	struct debuginfo_want	 w;
+	struct elf_file_scn	 scn;
+	char			*p;
+	size_t			 n;
+	int			 host, rc = -1;
+
+	memset(df, 0, sizeof(*df));
+	df->fd = -1;
+	if (elf_section_find(ef, ".gnu_debugaltlink", &scn) == -1 ||
+	    scn.size < 2 || (p = elf_section_data(ef, &scn,
+	    PATH_MAX + ELF_FILE_BUILD_ID_MAX)) == NULL)
+		return -1;
+	memset(&w, 0, sizeof(w));
+	if ((n = strnlen(p, scn.size)) == scn.size ||
+	    (w.build_id_len = scn.size - n - 1) == 0 ||
+	    w.build_id_len > ELF_FILE_BUILD_ID_MAX)
+		goto done;
+	w.build_id = (const uint8_t *)p + n + 1;
+	host = ctx->pid <= 0 || !debuginfo_root_is_host(ctx->pid);
+	if (ctx->dirs != NULL && debuginfo_by_build_id(df, w.build_id,
+	    w.build_id_len, ctx, host, seen) == 0) {
+		rc = 0;
+	} else if (p[0] == '/' && debuginfo_try(df, p, ctx, host, &w,
+	    seen) == 0) {
+		df->how = "altlink";
+		rc = 0;
+	}
+done:
+	free(p);
+	return rc;
+}
+
 void
 debuginfo_close(struct debuginfo_file *df)
 {
