@@ -22,7 +22,7 @@
  * lookup answers SRCLINE_LATER and the caller names the frame without
  * lines this round, and again next round.  A file's first lookup can
  * still take longer than that alone (libdw reads the sections in one
- * go; bench/README has the figures): one per round at most.  Each
+ * go; bench/README has the figures), and spends the round's time.  Each
  * refusal is counted (srcline_stats: SIGUSR1's state and /metrics).
  */
 #include <sys/types.h>
@@ -66,7 +66,6 @@ struct srcline {
 static struct srcline_stats	 srcline_st;
 static uint64_t			 srcline_round_ns = SRCLINE_ROUND_NS;
 static uint64_t			 srcline_spent_ns;
-static int			 srcline_opened_this_round;
 
 static uint64_t
 srcline_now(void)
@@ -199,8 +198,7 @@ srcline_lookup(struct srcline *s, uint64_t addr, struct srcline_frame *out,
 
 	if (s == NULL || s->state == SRCLINE_REFUSED || max == 0)
 		return SRCLINE_NONE;
-	if (srcline_spent_ns >= srcline_round_ns ||
-	    (s->state == SRCLINE_CLOSED && srcline_opened_this_round)) {
+	if (srcline_spent_ns >= srcline_round_ns) {
 		srcline_st.deferred++;
 		return SRCLINE_LATER;
 	}
@@ -211,7 +209,6 @@ srcline_lookup(struct srcline *s, uint64_t addr, struct srcline_frame *out,
 		srcline_unload(s);
 	}
 	if (s->state == SRCLINE_CLOSED) {
-		srcline_opened_this_round = 1;
 		if (srcline_load(s) == -1)
 			goto done;
 	}
@@ -262,7 +259,6 @@ void
 srcline_round_begin(void)
 {
 	srcline_spent_ns = 0;
-	srcline_opened_this_round = 0;
 }
 
 void

@@ -14,6 +14,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -73,13 +74,13 @@ int
 srcline_chain(Dwarf_Die *cudie, uint64_t addr, struct srcline_frame *out,
     size_t max)
 {
-	Dwarf_Die	*scopes = NULL;
+	Dwarf_Die	*scopes = NULL, *chain = NULL;
 	Dwarf_Line	*ln;
 	Dwarf_Files	*files = NULL;
 	size_t		 nfiles = 0, n = 0;
 	const char	*file = NULL;
 	int32_t		 line = 0;
-	int		 nscopes, i, tag, l;
+	int		 nscopes, nchain = 0, i, tag, l;
 
 	if (max == 0)
 		return 0;
@@ -88,22 +89,42 @@ srcline_chain(Dwarf_Die *cudie, uint64_t addr, struct srcline_frame *out,
 		if (dwarf_lineno(ln, &l) == 0 && l > 0)
 			line = l;
 	}
+	/*
+	 * The innermost function there; past an inlined one, the scopes
+	 * dwarf_getscopes gives are its abstract origin's, so the
+	 * callers are the concrete DIE's parents (dwarf_getscopes_die).
+	 */
 	nscopes = dwarf_getscopes(cudie, addr, &scopes);
-	for (i = 0; i < nscopes && n < max; i++) {
+	for (i = 0; i < nscopes; i++) {
 		tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_inlined_subroutine) {
+			nchain = dwarf_getscopes_die(&scopes[i], &chain);
+			break;
+		}
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
+			chain = scopes;
+			scopes = NULL;
+			nchain = nscopes - i;
+			memmove(chain, chain + i, nchain * sizeof(*chain));
+			break;
+		}
+	}
+	free(scopes);
+	for (i = 0; i < nchain && n < max; i++) {
+		tag = dwarf_tag(&chain[i]);
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_entry_point &&
 		    tag != DW_TAG_inlined_subroutine)
 			continue;
-		out[n].func = srcline_chain_name(&scopes[i]);
+		out[n].func = srcline_chain_name(&chain[i]);
 		out[n].file = file;
 		out[n].line = line;
 		n++;
 		if (tag != DW_TAG_inlined_subroutine)
 			break;
-		srcline_chain_call(cudie, &scopes[i], &files, &nfiles, &file,
+		srcline_chain_call(cudie, &chain[i], &files, &nfiles, &file,
 		    &line);
 	}
-	free(scopes);
+	free(chain);
 	if (n == 0 && file != NULL) {
 		out[0].func = NULL;
 		out[0].file = file;
