@@ -124,19 +124,20 @@ test_expect_success LIBCDBG 'libc6-dbg: lines equal addr2line -i'"'"'s' '
 	test "$same" -ge $((n * 90 / 100))
 '
 
-# Known breakage: on a loaded host whose every process has DWARF, the
-# round's 5 ms of DWARF go to other files' cold lookups first (0.35 ms
-# each in libc6-dbg), so the workload's frames get their inlined frame
-# late or not in its 4 s: measured 4 of 32 and 0 of 12.
-test_expect_failure ROOT,BPF,TOOLS 'profile: mix (inlined) below hash_block' '
+# perf puts most of hash_block's samples on mix's lines; of its
+# instructions three in ten are mix's.  Those of the first round a
+# process is seen in may be named before its DWARF is read.
+test_expect_success ROOT,BPF,TOOLS 'profile: mix (inlined) below hash_block' '
 	# Of the host'"'"'s DWARF, the small files only (libc6-dbg'"'"'s takes
 	# 0.5 s to open): the round'"'"'s time goes to the workload'"'"'s.
 	printf "[daemon]\ncollect_interval = 1\n[symbols]\ndwarf_bytes = 1048576\n" \
 	    >ebpfspy.conf &&
 	daemon_start -c ebpfspy.conf -o out &&
-	{ ./inl5110g -c 4 >g.out & pg=$!; } &&
-	./inl5110d -c 4 >d.out &&
-	wait $pg &&
+	{ ./inl5110g -c 120 >g.out & pg=$!; } &&
+	{ ./inl5110d -c 120 >d.out & pd=$!; } &&
+	workload_wait g.out && workload_wait d.out &&
+	daemon_wait_log "^round 5 done" 90 &&
+	kill $pg $pd && wait $pg $pd;
 	daemon_stop &&
 	for s in inl5110g inl5110d; do
 		folded cpu $s >$s.folded &&
@@ -147,7 +148,7 @@ test_expect_failure ROOT,BPF,TOOLS 'profile: mix (inlined) below hash_block' '
 		echo "$s: $mix of $hb in hash_block in mix, of $all" &&
 		test "$all" -ge 10 &&
 		test "$hb" -ge $((all * 70 / 100)) &&
-		test "$mix" -gt 0 || return 1
+		test "$mix" -ge $((hb * 10 / 100)) || return 1
 	done
 '
 
@@ -156,7 +157,10 @@ test_expect_success ROOT,BPF,TOOLS 'inlines = no: no inlined frame' '
 	    >ebpfspy.conf &&
 	rm -rf out &&
 	daemon_start -c ebpfspy.conf -o out &&
-	./inl5110g -c 3 >g.out &&
+	{ ./inl5110g -c 120 >g.out & pg=$!; } &&
+	workload_wait g.out &&
+	daemon_wait_log "^round 4 done" 90 &&
+	kill $pg && wait $pg;
 	daemon_stop &&
 	folded cpu inl5110g >no.folded &&
 	all=$(folded_sum "^inl5110g;(.*;)?main;hash_block(;|\$)" <no.folded) &&

@@ -1,8 +1,10 @@
 /*
  * An address's inline chain in its compilation unit, innermost first,
- * as addr2line -i prints it: the scopes holding the address
- * (dwarf_getscopes: DW_TAG_inlined_subroutine inside others, down from
- * the DW_TAG_subprogram the code is in); the innermost function's file
+ * as addr2line -i prints it: the functions holding the address
+ * (srcline_scope.c: DW_TAG_inlined_subroutine inside others, down from
+ * the DW_TAG_subprogram the code is in; not dwarf_getscopes, which
+ * walks the unit at each lookup and, past an inlined function, gives
+ * its abstract origin's scopes); the innermost function's file
  * and line from the unit's line table (.debug_line), each outer one's
  * from the inlined call inside it (DW_AT_call_file, DW_AT_call_line).
  * Names come through DW_AT_abstract_origin and DW_AT_specification
@@ -14,7 +16,6 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -71,16 +72,17 @@ srcline_chain_call(Dwarf_Die *cudie, Dwarf_Die *die, Dwarf_Files **files,
  * frame of func NULL.
  */
 int
-srcline_chain(Dwarf_Die *cudie, uint64_t addr, struct srcline_frame *out,
-    size_t max)
+srcline_chain(Dwarf *dbg, Dwarf_Die *cudie, const struct srcline_unit *u,
+    uint64_t addr, struct srcline_frame *out, size_t max)
 {
-	Dwarf_Die	*scopes = NULL, *chain = NULL;
+	Dwarf_Off	 offs[SRCLINE_DEPTH_MAX];
+	Dwarf_Die	 die;
 	Dwarf_Line	*ln;
 	Dwarf_Files	*files = NULL;
-	size_t		 nfiles = 0, n = 0;
+	size_t		 nfiles = 0, n = 0, nf, i;
 	const char	*file = NULL;
 	int32_t		 line = 0;
-	int		 nscopes, nchain = 0, i, tag, l;
+	int		 tag, l;
 
 	if (max == 0)
 		return 0;
@@ -89,42 +91,19 @@ srcline_chain(Dwarf_Die *cudie, uint64_t addr, struct srcline_frame *out,
 		if (dwarf_lineno(ln, &l) == 0 && l > 0)
 			line = l;
 	}
-	/*
-	 * The innermost function there; past an inlined one, the scopes
-	 * dwarf_getscopes gives are its abstract origin's, so the
-	 * callers are the concrete DIE's parents (dwarf_getscopes_die).
-	 */
-	nscopes = dwarf_getscopes(cudie, addr, &scopes);
-	for (i = 0; i < nscopes; i++) {
-		tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_inlined_subroutine) {
-			nchain = dwarf_getscopes_die(&scopes[i], &chain);
+	nf = srcline_scope_find(u, addr, offs, SRCLINE_DEPTH_MAX);
+	for (i = 0; i < nf && n < max; i++) {
+		if (dwarf_offdie(dbg, offs[i], &die) == NULL)
 			break;
-		}
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
-			chain = scopes;
-			scopes = NULL;
-			nchain = nscopes - i;
-			memmove(chain, chain + i, nchain * sizeof(*chain));
-			break;
-		}
-	}
-	free(scopes);
-	for (i = 0; i < nchain && n < max; i++) {
-		tag = dwarf_tag(&chain[i]);
-		if (tag != DW_TAG_subprogram && tag != DW_TAG_entry_point &&
-		    tag != DW_TAG_inlined_subroutine)
-			continue;
-		out[n].func = srcline_chain_name(&chain[i]);
+		tag = dwarf_tag(&die);
+		out[n].func = srcline_chain_name(&die);
 		out[n].file = file;
 		out[n].line = line;
 		n++;
 		if (tag != DW_TAG_inlined_subroutine)
 			break;
-		srcline_chain_call(cudie, &chain[i], &files, &nfiles, &file,
-		    &line);
+		srcline_chain_call(cudie, &die, &files, &nfiles, &file, &line);
 	}
-	free(chain);
 	if (n == 0 && file != NULL) {
 		out[0].func = NULL;
 		out[0].file = file;

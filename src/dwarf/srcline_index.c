@@ -75,8 +75,8 @@ srcline_index_build(struct srcline_index *ix, Dwarf *dbg, size_t max)
 			ix->units = xreallocarray(ix->units, ucap,
 			    sizeof(*ix->units));
 		}
+		memset(&ix->units[ix->nunits], 0, sizeof(*ix->units));
 		ix->units[ix->nunits].off = dwarf_dieoffset(&cudie);
-		ix->units[ix->nunits].lines_counted = 0;
 		off = 0;
 		while (ix->nranges < max && (off = dwarf_ranges(&cudie, off,
 		    &base, &lo, &hi)) > 0)
@@ -127,6 +127,10 @@ srcline_index_bytes(const struct srcline_index *ix)
 void
 srcline_index_free(struct srcline_index *ix)
 {
+	size_t	 i;
+
+	for (i = 0; i < ix->nunits; i++)
+		free(ix->units[i].scopes);
 	free(ix->ranges);
 	free(ix->units);
 	memset(ix, 0, sizeof(*ix));

@@ -20,9 +20,18 @@ struct srcline_range {
 	uint32_t	 unit;		/* index into srcline_index.units */
 };
 
+/* A function of a unit: a range of a DIE, at its depth in the tree. */
+struct srcline_scope {
+	uint64_t	 lo, hi;
+	Dwarf_Off	 off;
+	uint32_t	 depth;
+};
+
 struct srcline_unit {
-	Dwarf_Off	 off;		/* of its DIE in .debug_info */
-	int		 lines_counted;	/* its line table in bytes yet */
+	Dwarf_Off		 off;		/* of its DIE in .debug_info */
+	int			 scanned;	/* scopes read */
+	struct srcline_scope	*scopes;	/* its functions */
+	size_t			 nscopes;
 };
 
 struct srcline_index {
@@ -38,9 +47,16 @@ struct srcline_unit *srcline_index_find(struct srcline_index *, uint64_t);
 size_t		 srcline_index_bytes(const struct srcline_index *);
 void		 srcline_index_free(struct srcline_index *);
 
-/* srcline_chain.c */
-int		 srcline_chain(Dwarf_Die *, uint64_t, struct srcline_frame *,
+/* srcline_scope.c */
+void		 srcline_scope_build(struct srcline_unit *, Dwarf_Die *,
 		    size_t);
+size_t		 srcline_scope_find(const struct srcline_unit *, uint64_t,
+		    Dwarf_Off *, size_t);
+size_t		 srcline_scope_bytes(const struct srcline_unit *);
+
+/* srcline_chain.c */
+int		 srcline_chain(Dwarf *, Dwarf_Die *, const struct srcline_unit *,
+		    uint64_t, struct srcline_frame *, size_t);
 size_t		 srcline_chain_line_bytes(Dwarf_Die *);
 
 #endif

@@ -485,7 +485,8 @@ elf_file_debug_bytes(struct elf_file *ef)
 {
 	Elf_Scn		*scn = NULL;
 	GElf_Shdr	 sh;
-	GElf_Chdr	 ch;
+	Elf64_Chdr	 c64;
+	Elf32_Chdr	 c32;
 	const char	*name;
 	size_t		 shstrndx;
 	uint64_t	 sum = 0;
@@ -499,11 +500,16 @@ elf_file_debug_bytes(struct elf_file *ef)
 		    strncmp(name, ".zdebug_", 8) != 0))
 			continue;
 		sum += sh.sh_size;
-		if ((sh.sh_flags & SHF_COMPRESSED) &&
-		    gelf_getchdr(scn, &ch) != NULL)
-			sum += ch.ch_size;
-		else if (name[1] == 'z')
-			sum += 4 * sh.sh_size;	/* no header: a guess */
+		/* The header alone: libelf's would read the whole section. */
+		if (!(sh.sh_flags & SHF_COMPRESSED)) {
+			if (name[1] == 'z')
+				sum += 4 * sh.sh_size;	/* no header: a guess */
+		} else if (ef->is64 && elf_file_pread(ef, &c64, sizeof(c64),
+		    sh.sh_offset) == 0)
+			sum += c64.ch_size;
+		else if (!ef->is64 && elf_file_pread(ef, &c32, sizeof(c32),
+		    sh.sh_offset) == 0)
+			sum += c32.ch_size;
 	}
 	return sum;
 }
