@@ -134,13 +134,14 @@ srcline_unload(struct srcline *s)
 		s->state = SRCLINE_CLOSED;
 }
 
+/* A file's ELF; a dwz supplementary file's (rel) is ET_REL. */
 static struct elf_file *
-srcline_elf(int fd, const void *mem, size_t len)
+srcline_elf(int fd, const void *mem, size_t len, int rel)
 {
 	if (fd != -1)
-		return elf_file_open(fd);
+		return elf_file_open_rel(fd, rel);
 	if (mem != NULL)
-		return elf_file_open_mem(mem, len);
+		return elf_file_open_mem_rel(mem, len, rel);
 	return NULL;
 }
 
@@ -150,9 +151,9 @@ srcline_load(struct srcline *s)
 {
 	uint64_t	 need;
 
-	if ((s->ef = srcline_elf(s->fd, s->mem, s->len)) == NULL)
+	if ((s->ef = srcline_elf(s->fd, s->mem, s->len, 0)) == NULL)
 		goto bad;
-	s->altef = srcline_elf(s->altfd, s->altmem, s->altlen);
+	s->altef = srcline_elf(s->altfd, s->altmem, s->altlen, 1);
 	need = elf_file_debug_bytes(s->ef) +
 	    (s->altef != NULL ? elf_file_debug_bytes(s->altef) : 0);
 	if (s->max > 0 && need > s->max) {

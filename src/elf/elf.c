@@ -114,7 +114,8 @@ elf_file_check(struct elf_file *ef)
 	if (is64) {
 		if (elf_file_pread(ef, &h, sizeof(h.h64), 0) == -1)
 			return -1;
-		if (h.h64.e_type != ET_EXEC && h.h64.e_type != ET_DYN)
+		if (h.h64.e_type != ET_EXEC && h.h64.e_type != ET_DYN &&
+		    (!ef->rel_ok || h.h64.e_type != ET_REL))
 			return -1;
 		shoff = h.h64.e_shoff;
 		shnum = h.h64.e_shnum;
@@ -123,7 +124,8 @@ elf_file_check(struct elf_file *ef)
 		phnum = h.h64.e_phnum;
 		phentsize = h.h64.e_phentsize;
 	} else {
-		if (h.h32.e_type != ET_EXEC && h.h32.e_type != ET_DYN)
+		if (h.h32.e_type != ET_EXEC && h.h32.e_type != ET_DYN &&
+		    (!ef->rel_ok || h.h32.e_type != ET_REL))
 			return -1;
 		shoff = h.h32.e_shoff;
 		shnum = h.h32.e_shnum;
@@ -229,6 +231,16 @@ fail:
 struct elf_file *
 elf_file_open(int fd)
 {
+	return elf_file_open_rel(fd, 0);
+}
+
+/*
+ * The same, and with rel_ok a relocatable file too: dwz's supplementary
+ * file is one (ET_REL, debug sections only).
+ */
+struct elf_file *
+elf_file_open_rel(int fd, int rel_ok)
+{
 	struct elf_file	*ef;
 	off_t		 size;
 
@@ -237,12 +249,19 @@ elf_file_open(int fd)
 	ef = xcalloc(1, sizeof(*ef));
 	ef->fd = fd;
 	ef->size = size;
+	ef->rel_ok = rel_ok;
 	return elf_file_begin(ef);
 }
 
 /* An ELF image in memory (the vDSO), kept by the caller. */
 struct elf_file *
 elf_file_open_mem(const void *mem, size_t size)
+{
+	return elf_file_open_mem_rel(mem, size, 0);
+}
+
+struct elf_file *
+elf_file_open_mem_rel(const void *mem, size_t size, int rel_ok)
 {
 	struct elf_file	*ef;
 
@@ -252,6 +271,7 @@ elf_file_open_mem(const void *mem, size_t size)
 	ef->fd = -1;
 	ef->mem = mem;
 	ef->size = size;
+	ef->rel_ok = rel_ok;
 	return elf_file_begin(ef);
 }
 

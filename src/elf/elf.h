@@ -44,6 +44,8 @@ struct elf_file_scn {
 
 struct elf_file	*elf_file_open(int);
 struct elf_file	*elf_file_open_mem(const void *, size_t);
+struct elf_file	*elf_file_open_rel(int, int);
+struct elf_file	*elf_file_open_mem_rel(const void *, size_t, int);
 void		 elf_file_close(struct elf_file *);
 int		 elf_file_build_id(struct elf_file *, uint8_t *, size_t,
 		    size_t *);
