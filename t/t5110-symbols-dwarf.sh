@@ -155,6 +155,16 @@ test_expect_success ROOT,BPF,TOOLS 'profile: mix (inlined) below hash_block' '
 	done
 '
 
+# pprof: each name has its file and line (today one Location a name, at
+# the line of its first address: frametab.c), mix's one of its own.
+test_expect_success ROOT,BPF,TOOLS,GO 'pprof: mix (inlined) at its lines' '
+	go tool pprof -lines -top -nodecount=100 out/cpu/inl5110g/*.pb.gz \
+	    >pprof.top 2>&1 &&
+	cat pprof.top &&
+	grep -E " mix \(inlined\) .*/inlinew\.c:2[234]\$" pprof.top &&
+	grep -E " hash_block .*/inlinew\.c:(29|3[0-6])\$" pprof.top
+'
+
 test_expect_success ROOT,BPF,TOOLS 'inlines = no: no inlined frame' '
 	printf "[daemon]\ncollect_interval = 1\n[symbols]\ninlines = no\n" \
 	    >ebpfspy.conf &&
