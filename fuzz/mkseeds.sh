@@ -192,3 +192,19 @@ objcopy -R .eh_frame -R .eh_frame_hdr -R .debug_info -R .debug_abbrev \
     -R .debug_line -R .debug_str -R .debug_line_str -R .debug_aranges \
     -R .debug_loclists -R .debug_rnglists \
     "$tmp/df" "$out/unwind_table/debug_frame"
+# dwarf: t/helper/inlinew.c (mix() inlined) as DWARF 5, as DWARF 4 with
+# zlib-compressed sections, and dwz's: a debug file, then after the
+# separator of fuzz-dwarf.c its supplementary file.
+mkdir -p "$out/dwarf"
+gcc -O2 -g $small -o "$out/dwarf/inline-dwarf5" t/helper/inlinew.c
+gcc -O2 -gdwarf-4 -gz=zlib $small -o "$out/dwarf/inline-dwarf4-zlib" \
+    t/helper/inlinew.c
+if command -v dwz >/dev/null 2>&1; then
+	gcc -O2 -g $small -o "$tmp/dw1" t/helper/inlinew.c
+	gcc -O2 -g -DDWZ_SECOND $small -o "$tmp/dw2" t/helper/inlinew.c
+	objcopy --only-keep-debug "$tmp/dw1" "$tmp/dw1.debug"
+	objcopy --only-keep-debug "$tmp/dw2" "$tmp/dw2.debug"
+	dwz -m "$tmp/alt.debug" -M alt.debug "$tmp/dw1.debug" "$tmp/dw2.debug"
+	{ cat "$tmp/dw1.debug"; printf '\000FUZZ-DWZ-ALT\000';
+	    cat "$tmp/alt.debug"; } >"$out/dwarf/dwz-and-alt"
+fi

@@ -20,6 +20,7 @@
 #include <ev.h>
 
 #include "round/collect.h"
+#include "dwarf/srcline.h"
 #include "config.h"
 #include "ebpfspyd.h"
 #include "util/log.h"
@@ -158,6 +159,7 @@ ebpfspyd_log_state(struct ebpfspyd *d)
 	pids_log_state(d->pids);
 	collect_log_state(d->collect);
 	symfile_log_state();
+	srcline_log_state();
 	symstats_log_state();
 	sinks_log_state(d->sinks);
 	xmalloc_log_state();

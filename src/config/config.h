@@ -143,6 +143,8 @@ struct config {
 	int		 demangle;		/* enum config_demangle */
 	char		*debug_dirs;		/* "/dir:/dir" */
 	int		 perf_maps;
+	int		 symbol_inlines;	/* DWARF's inlined frames */
+	long long	 symbol_dwarf_bytes;	/* per file */
 
 	/* [python] */
 	int		 python_enabled;

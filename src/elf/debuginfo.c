@@ -53,6 +53,7 @@ struct debuginfo_want {
 	size_t		 build_id_len;
 	int		 by_crc;
 	uint32_t	 crc;
+	int		 rel_ok;	/* dwz's supplementary file */
 };
 
 void
@@ -127,7 +128,7 @@ debuginfo_check(struct debuginfo_file *df, int fd, const char *path,
 		log_debug("%s: CRC does not match the debug link", path);
 		return -1;
 	}
-	if ((ef = elf_file_open(fd)) == NULL) {
+	if ((ef = elf_file_open_rel(fd, w->rel_ok)) == NULL) {
 		log_debug("%s: not an ELF file we can read", path);
 		return -1;
 	}
@@ -211,7 +212,7 @@ debuginfo_next_dir(const char *dirs, char *buf, size_t len)
 
 static int
 debuginfo_by_build_id(struct debuginfo_file *df, const uint8_t *id,
-    size_t len, const struct debuginfo_ctx *ctx, int host,
+    size_t len, const struct debuginfo_ctx *ctx, int host, int rel_ok,
     struct debuginfo_seen *seen)
 {
 	struct debuginfo_want	 w;
@@ -227,6 +228,7 @@ debuginfo_by_build_id(struct debuginfo_file *df, const uint8_t *id,
 	memset(&w, 0, sizeof(w));
 	w.build_id = id;
 	w.build_id_len = len;
+	w.rel_ok = rel_ok;
 	for (p = ctx->dirs; (p = debuginfo_next_dir(p, dir, sizeof(dir))) !=
 	    NULL;) {
 		if (dir[0] != '/')
@@ -302,10 +304,53 @@ debuginfo_find(struct debuginfo_file *df, struct elf_file *ef,
 	if (ctx->dirs == NULL)
 		return -1;
 	host = ctx->pid <= 0 || !debuginfo_root_is_host(ctx->pid);
-	if (len > 0 && debuginfo_by_build_id(df, id, len, ctx, host,
+	if (len > 0 && debuginfo_by_build_id(df, id, len, ctx, host, 0,
 	    seen) == 0)
 		return 0;
 	return debuginfo_by_link(df, ef, id, len, ctx, host, seen);
+}
+
+/*
+ * The dwz supplementary file of the debug file ef: .gnu_debugaltlink
+ * names it (a path, then its build id), found by that build id in the
+ * debug directories, else at that path if it is absolute; its build id
+ * must match either way.  0 with df filled in, or -1.
+ */
+int
+debuginfo_find_alt(struct debuginfo_file *df, struct elf_file *ef,
+    const struct debuginfo_ctx *ctx, struct debuginfo_seen *seen)
+{
+	struct debuginfo_want	 w;
+	struct elf_file_scn	 scn;
+	char			*p;
+	size_t			 n;
+	int			 host, rc = -1;
+
+	memset(df, 0, sizeof(*df));
+	df->fd = -1;
+	if (elf_section_find(ef, ".gnu_debugaltlink", &scn) == -1 ||
+	    scn.size < 2 || (p = elf_section_data(ef, &scn,
+	    PATH_MAX + ELF_FILE_BUILD_ID_MAX)) == NULL)
+		return -1;
+	memset(&w, 0, sizeof(w));
+	if ((n = strnlen(p, scn.size)) == scn.size ||
+	    (w.build_id_len = scn.size - n - 1) == 0 ||
+	    w.build_id_len > ELF_FILE_BUILD_ID_MAX)
+		goto done;
+	w.build_id = (const uint8_t *)p + n + 1;
+	host = ctx->pid <= 0 || !debuginfo_root_is_host(ctx->pid);
+	w.rel_ok = 1;
+	if (ctx->dirs != NULL && debuginfo_by_build_id(df, w.build_id,
+	    w.build_id_len, ctx, host, 1, seen) == 0) {
+		rc = 0;
+	} else if (p[0] == '/' && debuginfo_try(df, p, ctx, host, &w,
+	    seen) == 0) {
+		df->how = "altlink";
+		rc = 0;
+	}
+done:
+	free(p);
+	return rc;
 }
 
 void

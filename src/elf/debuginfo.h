@@ -36,6 +36,8 @@ struct debuginfo_file {
 int		 debuginfo_find(struct debuginfo_file *, struct elf_file *,
 		    const uint8_t *, size_t, const struct debuginfo_ctx *,
 		    struct debuginfo_seen *);
+int		 debuginfo_find_alt(struct debuginfo_file *, struct elf_file *,
+		    const struct debuginfo_ctx *, struct debuginfo_seen *);
 void		 debuginfo_close(struct debuginfo_file *);
 void		 debuginfo_seen_add(struct debuginfo_seen *, dev_t, ino_t);
 void		*debuginfo_mini(struct elf_file *, size_t, size_t *);

@@ -114,7 +114,8 @@ elf_file_check(struct elf_file *ef)
 	if (is64) {
 		if (elf_file_pread(ef, &h, sizeof(h.h64), 0) == -1)
 			return -1;
-		if (h.h64.e_type != ET_EXEC && h.h64.e_type != ET_DYN)
+		if (h.h64.e_type != ET_EXEC && h.h64.e_type != ET_DYN &&
+		    (!ef->rel_ok || h.h64.e_type != ET_REL))
 			return -1;
 		shoff = h.h64.e_shoff;
 		shnum = h.h64.e_shnum;
@@ -123,7 +124,8 @@ elf_file_check(struct elf_file *ef)
 		phnum = h.h64.e_phnum;
 		phentsize = h.h64.e_phentsize;
 	} else {
-		if (h.h32.e_type != ET_EXEC && h.h32.e_type != ET_DYN)
+		if (h.h32.e_type != ET_EXEC && h.h32.e_type != ET_DYN &&
+		    (!ef->rel_ok || h.h32.e_type != ET_REL))
 			return -1;
 		shoff = h.h32.e_shoff;
 		shnum = h.h32.e_shnum;
@@ -229,6 +231,16 @@ fail:
 struct elf_file *
 elf_file_open(int fd)
 {
+	return elf_file_open_rel(fd, 0);
+}
+
+/*
+ * The same, and with rel_ok a relocatable file too: dwz's supplementary
+ * file is one (ET_REL, debug sections only).
+ */
+struct elf_file *
+elf_file_open_rel(int fd, int rel_ok)
+{
 	struct elf_file	*ef;
 	off_t		 size;
 
@@ -237,12 +249,19 @@ elf_file_open(int fd)
 	ef = xcalloc(1, sizeof(*ef));
 	ef->fd = fd;
 	ef->size = size;
+	ef->rel_ok = rel_ok;
 	return elf_file_begin(ef);
 }
 
 /* An ELF image in memory (the vDSO), kept by the caller. */
 struct elf_file *
 elf_file_open_mem(const void *mem, size_t size)
+{
+	return elf_file_open_mem_rel(mem, size, 0);
+}
+
+struct elf_file *
+elf_file_open_mem_rel(const void *mem, size_t size, int rel_ok)
 {
 	struct elf_file	*ef;
 
@@ -252,6 +271,7 @@ elf_file_open_mem(const void *mem, size_t size)
 	ef->fd = -1;
 	ef->mem = mem;
 	ef->size = size;
+	ef->rel_ok = rel_ok;
 	return elf_file_begin(ef);
 }
 
@@ -463,4 +483,53 @@ int
 elf_file_read(struct elf_file *ef, void *buf, size_t len, uint64_t off)
 {
 	return elf_file_pread(ef, buf, len, off);
+}
+
+/*
+ * libelf's handle of the file, checked by elf_file_open, for libdw
+ * (src/dwarf/): valid until elf_file_close.
+ */
+struct Elf *
+elf_file_libelf(struct elf_file *ef)
+{
+	return ef->e;
+}
+
+/*
+ * What the file's DWARF sections take in memory once read: their
+ * sizes, and a compressed one's size decompressed (its header's, as
+ * libdw will allocate it) besides.  0: none.
+ */
+uint64_t
+elf_file_debug_bytes(struct elf_file *ef)
+{
+	Elf_Scn		*scn = NULL;
+	GElf_Shdr	 sh;
+	Elf64_Chdr	 c64;
+	Elf32_Chdr	 c32;
+	const char	*name;
+	size_t		 shstrndx;
+	uint64_t	 sum = 0;
+
+	if (elf_getshdrstrndx(ef->e, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(ef->e, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS ||
+		    (name = elf_strptr(ef->e, shstrndx, sh.sh_name)) == NULL ||
+		    (strncmp(name, ".debug_", 7) != 0 &&
+		    strncmp(name, ".zdebug_", 8) != 0))
+			continue;
+		sum += sh.sh_size;
+		/* The header alone: libelf's would read the whole section. */
+		if (!(sh.sh_flags & SHF_COMPRESSED)) {
+			if (name[1] == 'z')
+				sum += 4 * sh.sh_size;	/* no header: a guess */
+		} else if (ef->is64 && elf_file_pread(ef, &c64, sizeof(c64),
+		    sh.sh_offset) == 0)
+			sum += c64.ch_size;
+		else if (!ef->is64 && elf_file_pread(ef, &c32, sizeof(c32),
+		    sh.sh_offset) == 0)
+			sum += c32.ch_size;
+	}
+	return sum;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct Elf;
 struct elf_file;
 struct symtab_builder;
 
@@ -43,6 +44,8 @@ struct elf_file_scn {
 
 struct elf_file	*elf_file_open(int);
 struct elf_file	*elf_file_open_mem(const void *, size_t);
+struct elf_file	*elf_file_open_rel(int, int);
+struct elf_file	*elf_file_open_mem_rel(const void *, size_t, int);
 void		 elf_file_close(struct elf_file *);
 int		 elf_file_build_id(struct elf_file *, uint8_t *, size_t,
 		    size_t *);
@@ -54,6 +57,8 @@ int		 elf_file_offset_to_vaddr(const struct elf_file_segment *,
 		    size_t, uint64_t, uint64_t *);
 int		 elf_file_vaddr_to_offset(const struct elf_file_segment *,
 		    size_t, uint64_t, uint64_t *);
+struct Elf	*elf_file_libelf(struct elf_file *);
+uint64_t	 elf_file_debug_bytes(struct elf_file *);
 
 
 /* elf_symbols.c */

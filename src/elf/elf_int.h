@@ -28,6 +28,7 @@ struct elf_file {
 	const uint8_t		*mem;
 	uint64_t		 size;		/* of the file */
 	int			 is64;
+	int			 rel_ok;	/* ET_REL accepted */
 	size_t			 shnum;
 	size_t			 phnum;
 	struct elf_file_section	*sections;	/* shnum, or NULL */

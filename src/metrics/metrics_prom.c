@@ -16,6 +16,7 @@
 
 #include "bpf/profile.h"
 #include "round/collect.h"
+#include "dwarf/srcline.h"
 #include "config/config.h"
 #include "util/clock.h"
 #include "util/json.h"
@@ -305,6 +306,33 @@ metrics_prom_caches(FILE *f, const char *name, const char *type,
 	metrics_prom_u64(f, name, "cache", "stacks", stacks);
 }
 
+/* Native lines and inlined frames from DWARF (src/dwarf/srcline.c). */
+static void
+metrics_prom_dwarf(FILE *f)
+{
+	struct srcline_stats	 ds;
+
+	srcline_stats(&ds);
+	metrics_prom_family(f, "ebpfspy_dwarf_lookups_total", "counter",
+	    "Addresses looked up in DWARF, and those put off to a later "
+	    "round: the round's time for DWARF was up.");
+	metrics_prom_u64(f, "ebpfspy_dwarf_lookups_total", "result", "done",
+	    ds.lookups);
+	metrics_prom_u64(f, "ebpfspy_dwarf_lookups_total", "result",
+	    "deferred", ds.deferred);
+	metrics_prom_family(f, "ebpfspy_dwarf_files_refused_total", "counter",
+	    "Files whose DWARF was not read: over dwarf_bytes, unreadable, "
+	    "or dropped after growing over dwarf_bytes.");
+	metrics_prom_u64(f, "ebpfspy_dwarf_files_refused_total", "reason",
+	    "dwarf_bytes", ds.refused_bytes);
+	metrics_prom_u64(f, "ebpfspy_dwarf_files_refused_total", "reason",
+	    "unreadable", ds.refused_bad);
+	metrics_prom_u64(f, "ebpfspy_dwarf_files_refused_total", "reason",
+	    "dropped", ds.dropped);
+	metrics_prom_gauge(f, "ebpfspy_dwarf_bytes", "Memory of the DWARF "
+	    "of the files open, bytes (estimated).", ds.bytes);
+}
+
 static void
 metrics_prom_symbols(FILE *f, const struct resolve_stats *rs,
     const struct collect_stats *cs)
@@ -339,6 +367,7 @@ metrics_prom_symbols(FILE *f, const struct resolve_stats *rs,
 	    "max_symbol_bytes_per_file", ss.refused_names);
 	metrics_prom_u64(f, "ebpfspy_symbol_tables_refused_total", "limit",
 	    "max_debugdata_bytes", ss.refused_debugdata);
+	metrics_prom_dwarf(f);
 }
 
 static void

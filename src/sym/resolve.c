@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "config/config.h"
+#include "dwarf/srcline.h"
 #include "elf/debuginfo.h"
 #include "kallsyms.h"
 #include "util/log.h"
@@ -130,6 +131,13 @@ const struct config_key resolve_keys[] = {
 	{ "symbols", "perf_maps", CONFIG_BOOL, CONFIG_OFF(perf_maps), 0, 0,
 	    NULL, "yes", CONFIG_LIVE, "name JIT code from /tmp/perf-PID.map",
 	    NULL },
+	{ "symbols", "inlines", CONFIG_BOOL, CONFIG_OFF(symbol_inlines), 0, 0,
+	    NULL, "yes", CONFIG_LIVE, "native functions inlined, from DWARF, "
+	    "as frames of their own", NULL },
+	{ "symbols", "dwarf_bytes", CONFIG_INT,
+	    CONFIG_OFF(symbol_dwarf_bytes), 0, 1LL << 40, NULL, "67108864",
+	    CONFIG_LIVE, "memory the DWARF of one file may take, bytes; "
+	    "more: refused; 0: no DWARF read", NULL },
 	{ NULL }
 };
 
@@ -192,7 +200,7 @@ resolve_user_names(struct resolve *r, struct resolve_proc *rp,
 	const struct procmaps_entry	*e;
 	struct symcache_file		*f;
 	const char			*name;
-	uint64_t			 off, vaddr;
+	uint64_t			 off, vaddr, later;
 	size_t				 i, n = 0;
 
 	r->frames++;
@@ -232,10 +240,15 @@ resolve_user_names(struct resolve *r, struct resolve_proc *rp,
 			    NULL)
 				n = 1;
 		} else if (symcache_file_vaddr(f, off, &vaddr) == 0) {
+			later = symcache_dwarf_later(r->cache);
 			n = symcache_frames(r->cache, f, vaddr, names, max);
+			/* DWARF's time was up: named again next round. */
+			if (symcache_dwarf_later(r->cache) != later)
+				r->unstable++;
 			if (w != NULL && n > 0 &&
 			    n <= RESOLVE_WHERE_LINES_MAX &&
-			    symcache_lines(f, vaddr, w->files, w->lines, n) ==
+			    symcache_lines(r->cache, f, vaddr, w->files,
+			    w->lines, n) ==
 			    n)
 				w->nlines = n;
 		}
@@ -424,6 +437,7 @@ void
 resolve_round_end(struct resolve *r)
 {
 	symcache_round_end(r->cache);
+	srcline_round_begin();
 	r->round++;
 }
 

@@ -144,6 +144,8 @@ symcache_evict(struct symcache *c, struct symcache_file *f)
 {
 	struct symcache_alias	*a, *next;
 
+	if (c->dw.f == f)
+		c->dw.f = NULL;
 	if (!f->cached)
 		return;
 	for (a = f->aliases; a != NULL; a = next) {
@@ -302,6 +304,7 @@ symcache_lookup(struct symcache *c, int fd, const struct stat *sb,
 	}
 	c->misses++;
 	symfile_load(&f->sf, ef, &d, &c->lim, name);
+	symfile_dwarf(&f->sf, fd, ef, &d, ctx, &c->lim, name);
 	symfile_debug_close(&d);
 	elf_file_close(ef);
 	close(fd);
@@ -435,7 +438,7 @@ symcache_file_sources(const struct symcache_file *f)
  * The name at an ELF virtual address: Go's (innermost inlined function)
  * first, then the ELF symbol's, demangled as configured.
  */
-static const char *
+const char *
 symcache_name(struct symcache *c, struct symcache_file *f, uint64_t vaddr)
 {
 	const struct symtab_sym	*s;
@@ -524,6 +527,9 @@ symcache_frames(struct symcache *c, struct symcache_file *f, uint64_t vaddr,
 			symcache_touch(c, f);
 		return n;
 	}
+	if (f->sf.dwarf != NULL &&
+	    (n = symcache_dwarf_frames(c, f, vaddr, names, max)) > 0)
+		return n;
 	if ((name = symcache_name(c, f, vaddr)) == NULL)
 		return 0;
 	names[0] = name;
@@ -532,14 +538,19 @@ symcache_frames(struct symcache *c, struct symcache_file *f, uint64_t vaddr,
 
 /*
  * The source files and lines of the functions symcache_frames gives at
- * an ELF virtual address, in its order: Go's, from the pclntab; 0 if
+ * an ELF virtual address, in its order: Go's, from the pclntab, or
+ * DWARF's when symcache_frames just named that address from it; 0 if
  * the file has none there.
  */
 size_t
-symcache_lines(const struct symcache_file *f, uint64_t vaddr,
-    const char **files, int32_t *lines, size_t max)
+symcache_lines(struct symcache *c, const struct symcache_file *f,
+    uint64_t vaddr, const char **files, int32_t *lines, size_t max)
 {
-	return gopclntab_lines(f->sf.go, vaddr, files, lines, max);
+	size_t	 n;
+
+	if ((n = gopclntab_lines(f->sf.go, vaddr, files, lines, max)) > 0)
+		return n;
+	return symcache_dwarf_lines(c, f, vaddr, files, lines, max);
 }
 
 /* The virtual address of a file offset; -1 if no segment maps it. */
@@ -596,6 +607,8 @@ symcache_configure(struct symcache *c, const struct config *conf)
 	lim.max_symbols = conf->symbol_max_symbols;
 	lim.max_names = conf->symbol_max_bytes;
 	lim.max_debugdata = conf->symbol_max_debugdata;
+	lim.max_dwarf = conf->symbol_dwarf_bytes;
+	c->inlines = conf->symbol_inlines;
 	dirs = conf->debug_dirs != NULL ? conf->debug_dirs : "";
 	if (c->debug_dirs == NULL || strcmp(c->debug_dirs, dirs) != 0 ||
 	    memcmp(&c->lim, &lim, sizeof(lim)) != 0) {

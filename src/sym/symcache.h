@@ -43,8 +43,10 @@ const char	*symcache_system_name(const struct symcache_file *,
 		    uint64_t);
 size_t		 symcache_frames(struct symcache *, struct symcache_file *,
 		    uint64_t, const char **, size_t);
-size_t		 symcache_lines(const struct symcache_file *, uint64_t,
-		    const char **, int32_t *, size_t);
+size_t		 symcache_lines(struct symcache *, const struct symcache_file *,
+		    uint64_t, const char **, int32_t *, size_t);
+/* Lookups DWARF put off to a later round (srcline.h), so far. */
+uint64_t	 symcache_dwarf_later(const struct symcache *);
 int		 symcache_file_offset(const struct symcache_file *, uint64_t,
 		    uint64_t *);
 int		 symcache_file_vaddr(const struct symcache_file *, uint64_t,

@@ -12,7 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dwarf/srcline.h"
 #include "symfile.h"
+
+/* An inlined function's name, " (inlined)" included, at most. */
+#define SYMCACHE_DWARF_NAME	256
 
 struct demangle_cache;
 struct procmaps_entry;
@@ -61,11 +65,24 @@ struct symcache_file {
 	struct symcache_alias	*aliases;
 };
 
+/* The last address DWARF named, for symcache_lines after it. */
+struct symcache_dwarf_memo {
+	const struct symcache_file *f;		/* NULL: none */
+	uint64_t		 vaddr;
+	size_t			 n;
+	const char		*files[SRCLINE_DEPTH_MAX];
+	int32_t			 lines[SRCLINE_DEPTH_MAX];
+	char			 names[SRCLINE_DEPTH_MAX][SYMCACHE_DWARF_NAME];
+};
+
 struct symcache {
 	size_t			 max_files;
 	size_t			 max_bytes;
 	uint64_t		 max_rounds;
 	int			 demangle;	/* enum config_demangle */
+	int			 inlines;	/* DWARF's inlined frames */
+	uint64_t		 dwarf_later;	/* lookups put off */
+	struct symcache_dwarf_memo dw;
 	char			*debug_dirs;
 	struct symfile_limits	 lim;		/* of a table's build */
 	uint64_t		 round;
@@ -87,6 +104,16 @@ void		 symcache_evict(struct symcache *, struct symcache_file *);
 void		 symcache_insert(struct symcache *, struct symcache_file *,
 		    const struct symcache_key *);
 struct symcache_file *symcache_ref(struct symcache *, struct symcache_file *);
+
+const char	*symcache_name(struct symcache *, struct symcache_file *,
+		    uint64_t);
+
+/* symcache_dwarf.c */
+size_t		 symcache_dwarf_frames(struct symcache *,
+		    struct symcache_file *, uint64_t, const char **, size_t);
+size_t		 symcache_dwarf_lines(struct symcache *,
+		    const struct symcache_file *, uint64_t, const char **,
+		    int32_t *, size_t);
 
 /* symcache_index.c */
 int		 symcache_index_key_same(const struct symcache_key *,

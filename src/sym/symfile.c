@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf/srcline.h"
 #include "elf/debuginfo.h"
 #include "elf/elf.h"
 #include "gopclntab.h"
@@ -220,6 +221,8 @@ symfile_release(struct symfile *sf)
 	sf->symtab = NULL;
 	gopclntab_free(sf->go);
 	sf->go = NULL;
+	srcline_free(sf->dwarf);
+	sf->dwarf = NULL;
 	free(sf->segs);
 	sf->segs = NULL;
 	sf->nsegs = 0;

@@ -10,6 +10,7 @@
 #include "elf/elf.h"
 
 struct gopclntab;
+struct srcline;
 struct symtab;
 
 /* Where the names of a file came from (symfile.sources). */
@@ -24,6 +25,7 @@ struct symtab;
 struct symfile {
 	struct symtab		*symtab;	/* ELF symbols, or NULL */
 	struct gopclntab	*go;		/* Go functions, or NULL */
+	struct srcline		*dwarf;		/* lines, inlines; or NULL */
 	struct elf_file_segment	*segs;
 	size_t			 nsegs;
 	uint8_t			 build_id[ELF_FILE_BUILD_ID_MAX];
@@ -40,6 +42,7 @@ struct symfile_limits {
 	size_t		 max_symbols;	/* a symbol table's entries */
 	size_t		 max_names;	/* bytes of a table's names */
 	size_t		 max_debugdata;	/* .gnu_debugdata, decompressed */
+	size_t		 max_dwarf;	/* DWARF's memory; 0: none read */
 };
 
 /* Tables refused over those bounds since start, by bound. */
@@ -79,6 +82,11 @@ void		 symfile_stats(struct symfile_stats *);
 void		 symfile_log_state(void);
 int		 symfile_load_mem(struct symfile *, const void *, size_t);
 void		 symfile_release(struct symfile *);
+
+/* symfile_dwarf.c */
+void		 symfile_dwarf(struct symfile *, int, struct elf_file *,
+		    const struct symfile_debug *, const struct symfile_ctx *,
+		    const struct symfile_limits *, const char *);
 size_t		 symfile_count(const struct symfile *);
 size_t		 symfile_bytes(const struct symfile *);
 

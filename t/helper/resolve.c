@@ -128,7 +128,8 @@ now(clockid_t clock)
  * at a, 64 bytes on at most.  Prints line_ns if the file has lines.
  */
 static void
-bench_lines(const struct symcache_file *f, const uint64_t *a, size_t n)
+bench_lines(struct symcache *c, const struct symcache_file *f,
+    const uint64_t *a, size_t n)
 {
 	const char	*files[32];
 	int32_t		 lines[32];
@@ -137,7 +138,8 @@ bench_lines(const struct symcache_file *f, const uint64_t *a, size_t n)
 
 	t0 = now(CLOCK_MONOTONIC);
 	for (i = 0, k = 0; i < count; i++, k = k + 1 == n ? 0 : k + 1)
-		if (symcache_lines(f, a[k] + i / n, files, lines, 32) > 0)
+		if (symcache_lines(c, f, a[k] + i / n, files, lines,
+		    32) > 0)
 			found++;
 	t1 = now(CLOCK_MONOTONIC);
 	if (found > 0)
@@ -206,7 +208,7 @@ bench(const struct config *conf, pid_t pid, const char *file, int kernel,
 	} else
 		printf("symbols %zu\n", st.ksyms);
 	if (f != NULL)
-		bench_lines(f, a, n);
+		bench_lines(c, f, a, n);
 	if (c != NULL) {
 		struct symcache_stats	 cs;
 
