@@ -28,7 +28,7 @@ import sys
 # The pipeline, lowest first: a folder may include its own headers and
 # those of folders before it in this list.  config/ is the contract (the
 # configuration's types and tables) and includes nothing; "" is the top.
-ORDER = ["config", "util", "proc", "elf", "session", "sym", "runtime",
+ORDER = ["config", "util", "proc", "elf", "session", "sym", "runtime", "jvm",
          "python", "unwind", "profile", "push", "sink", "round", "metrics",
          ""]
 TOP = {"main", "ebpfspyd", "ebpfspyd_check", "ebpfspyd_daemon",
