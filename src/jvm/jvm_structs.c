@@ -10,6 +10,8 @@
  * The entries are kept in one array, sorted by (kind, type, name), so a
  * lookup is a binary search.
  */
+#include <sys/types.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,7 +156,8 @@ jvm_table_read(struct jvm_mem *m, struct jvm_structs *s,
 	const uint8_t	*e;
 	uint64_t	 value, first;
 	uint32_t	 is_static;
-	size_t		 i, j, k;
+	size_t		 i, j, k, nread;
+	ssize_t		 got;
 	int		 rc = -1;
 
 	if (t->stride < 16 || t->stride > JVM_STRUCTS_STRIDE ||
@@ -164,13 +167,14 @@ jvm_table_read(struct jvm_mem *m, struct jvm_structs *s,
 		if (t->has[k] && t->off[k] + 8 > t->stride)
 			return -1;
 	buf = xmalloc(t->stride * JVM_STRUCTS_CHUNK);
-	for (i = 0; i < JVM_STRUCTS_ENTRIES; i += JVM_STRUCTS_CHUNK) {
-		if (jvm_mem_read(m, t->array + i * t->stride, buf,
-		    t->stride * JVM_STRUCTS_CHUNK) == -1 &&
-		    jvm_mem_read(m, t->array + i * t->stride, buf,
-		    t->stride) == -1)
+	for (i = 0; i < JVM_STRUCTS_ENTRIES; i += nread) {
+		/* The array may end near the end of its mapping. */
+		got = jvm_mem_read_some(m, t->array + i * t->stride, buf,
+		    t->stride * JVM_STRUCTS_CHUNK);
+		if (got < (ssize_t)t->stride)
 			goto out;
-		for (j = 0; j < JVM_STRUCTS_CHUNK; j++) {
+		nread = got / t->stride;
+		for (j = 0; j < nread; j++) {
 			e = buf + j * t->stride;
 			memcpy(&first, e + t->off[0], sizeof(first));
 			if (first == 0) {
@@ -269,7 +273,8 @@ jvm_structs_read(struct jvm_mem *m, const uint64_t *addr)
 	    jvm_table_pair(m, s, addr, JVM_SYM_INTS, JVM_E_INT) == -1 ||
 	    jvm_table_pair(m, s, addr, JVM_SYM_LONGS, JVM_E_LONG) == -1)
 		goto fail;
-	if (s->count[JVM_E_FIELD] == 0 || s->count[JVM_E_TYPE] == 0)
+	if (s->count[JVM_E_FIELD] + s->count[JVM_E_STATIC] == 0 ||
+	    s->count[JVM_E_TYPE] == 0)
 		goto fail;
 	qsort(s->v, s->n, sizeof(*s->v), jvm_entry_cmp);
 	return s;
