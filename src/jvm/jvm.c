@@ -28,6 +28,7 @@ jvm_proc_open(pid_t pid, const struct procmaps *maps, int *why,
 {
 	struct jvm_proc	*jp;
 	struct jvm_file	 f;
+	uint64_t	 stride;
 	int		 tables;
 
 	*why = -1;
@@ -50,7 +51,14 @@ jvm_proc_open(pid_t pid, const struct procmaps *maps, int *why,
 	jp->dev = (uint64_t)f.map->dev_major << 32 | f.map->dev_minor;
 	jp->ino = f.map->inode;
 	if ((jp->structs = jvm_structs_read(&jp->mem, f.addr)) == NULL) {
-		*why = JVM_REFUSE_TABLES;
+		/*
+		 * libjvm.so is mapped before its initialisers fill the
+		 * strides in: a JVM starting, not one to refuse.
+		 */
+		*why = jvm_mem_u64(&jp->mem, f.addr[JVM_SYM_S_STRIDE],
+		    &stride) == 0 && stride == 0 && jvm_mem_u64(&jp->mem,
+		    f.addr[JVM_SYM_T_STRIDE], &stride) == 0 && stride == 0 ?
+		    JVM_NOT_YET : JVM_REFUSE_TABLES;
 		goto fail;
 	}
 	if (jvm_layout_make(jp->structs, &jp->mem, &jp->lay, missing) == -1) {

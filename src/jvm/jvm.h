@@ -25,6 +25,9 @@ enum jvm_refusal {
 	JVM_REFUSE_MAX
 };
 
+/* Not a refusal: a JVM still starting, its tables not filled in yet. */
+#define JVM_NOT_YET	(-2)
+
 /* A JVM process: its layout, its code cache, its names. */
 struct jvm_proc {
 	pid_t			 pid;
@@ -40,8 +43,8 @@ struct jvm_proc {
 
 /*
  * Open a process's JVM from its maps: NULL with *why -1 when it runs
- * none, else with the reason it is refused (*missing names a missing
- * field).
+ * none, JVM_NOT_YET when it starts, else with the reason it is refused
+ * (*missing names a missing field).
  */
 struct jvm_proc	*jvm_proc_open(pid_t, const struct procmaps *, int *,
 		    const char **);

@@ -118,7 +118,7 @@ main(int argc, char **argv)
 	if ((maps = procmaps_read(pid)) == NULL)
 		return 1;
 	if ((jp = jvm_proc_open(pid, maps, &why, &missing)) == NULL) {
-		if (why < 0)
+		if (why == -1)
 			return 1;
 		printf("refused %s%s%s\n", jvm_refusal_name(why),
 		    missing != NULL ? " " : "", missing != NULL ? missing : "");
