@@ -119,6 +119,13 @@ static const struct config_key config_python_keys[] = {
 	{ NULL }
 };
 
+static const struct config_key config_jvm_keys[] = {
+	{ "jvm", "enabled", CONFIG_BOOL, OFF(jvm_enabled), 0, 0, NULL, "yes",
+	    CONFIG_LIVE, "read the layout and code cache of HotSpot JVMs",
+	    NULL },
+	{ NULL }
+};
+
 static const struct config_key config_output_keys[] = {
 	{ "output", "dir", CONFIG_STRING, OFF(output_dir), 0, 0, NULL,
 	    EBPFSPY_OUTDIR, CONFIG_LIVE, "directory profiles are written to",
@@ -168,6 +175,7 @@ static const struct config_key *const config_key_tables[] = {
 	config_profile_keys,
 	resolve_keys,
 	config_python_keys,
+	config_jvm_keys,
 	config_output_keys,
 	metrics_keys,
 	pyroscope_conf_keys,

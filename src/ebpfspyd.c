@@ -27,6 +27,7 @@
 #include "metrics/metrics.h"
 #include "round/pids.h"
 #include "push/pyroscope.h"
+#include "jvm/jvm.h"
 #include "python/python.h"
 #include "reload.h"
 #include "runtime/runtime.h"
@@ -50,6 +51,7 @@
  */
 static const struct runtime_ops *const ebpfspyd_runtimes[] = {
 	&python_runtime,
+	&jvm_runtime,
 	&unwind_runtime,
 };
 

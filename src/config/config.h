@@ -153,6 +153,9 @@ struct config {
 	int		 python_path;		/* enum config_python_path */
 	long long	 python_stack_map_entries;
 
+	/* [jvm] */
+	int		 jvm_enabled;
+
 	/* [output] */
 	char		*output_dir;
 	int		 pprof;
