@@ -238,6 +238,12 @@ session_stat_name(int stat)
 		[PROFILE_STAT_PY_TRUNCATED] = "py_truncated",
 		[PROFILE_STAT_PY_STACKS_FULL] = "py_stacks_full",
 		[PROFILE_STAT_OFFCPU_UNSEEN_IN] = "offcpu_unseen_in",
+		[PROFILE_STAT_RT_STACKS] = "rt_stacks",
+		[PROFILE_STAT_RT_FRAMES] = "rt_frames",
+		[PROFILE_STAT_RT_NOT_FUNC] = "rt_not_func",
+		[PROFILE_STAT_RT_READ_ERR] = "rt_read_err",
+		[PROFILE_STAT_RT_TRUNCATED] = "rt_truncated",
+		[PROFILE_STAT_RT_STACKS_FULL] = "rt_stacks_full",
 	};
 
 	if (stat < 0 || stat >= PROFILE_STAT_MAX || names[stat] == NULL)
