@@ -119,6 +119,12 @@ static const struct config_key config_python_keys[] = {
 	{ NULL }
 };
 
+static const struct config_key config_v8_keys[] = {
+	{ "v8", "enabled", CONFIG_BOOL, OFF(v8_enabled), 0, 0, NULL, "yes",
+	    CONFIG_LIVE, "name the JavaScript frames of Node.js (V8)", NULL },
+	{ NULL }
+};
+
 static const struct config_key config_output_keys[] = {
 	{ "output", "dir", CONFIG_STRING, OFF(output_dir), 0, 0, NULL,
 	    EBPFSPY_OUTDIR, CONFIG_LIVE, "directory profiles are written to",
@@ -168,6 +174,7 @@ static const struct config_key *const config_key_tables[] = {
 	config_profile_keys,
 	resolve_keys,
 	config_python_keys,
+	config_v8_keys,
 	config_output_keys,
 	metrics_keys,
 	pyroscope_conf_keys,

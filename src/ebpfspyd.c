@@ -27,6 +27,7 @@
 #include "round/pids.h"
 #include "push/pyroscope.h"
 #include "python/python.h"
+#include "v8/v8.h"
 #include "reload.h"
 #include "runtime/runtime.h"
 #include "sym/resolve.h"
@@ -48,6 +49,7 @@
  */
 static const struct runtime_ops *const ebpfspyd_runtimes[] = {
 	&python_runtime,
+	&v8_runtime,
 	&unwind_runtime,
 };
 

@@ -151,6 +151,9 @@ struct config {
 	int		 python_path;		/* enum config_python_path */
 	long long	 python_stack_map_entries;
 
+	/* [v8] */
+	int		 v8_enabled;
+
 	/* [output] */
 	char		*output_dir;
 	int		 pprof;

@@ -140,6 +140,32 @@ session_pystacks_map(struct session *s)
 	return session_ops(s)->pystacks_map(s);
 }
 
+int
+session_v8info_set(struct session *s, pid_t pid,
+    const struct profile_v8_info *vi)
+{
+	return session_ops(s)->v8info_set(s, pid, vi);
+}
+
+int
+session_v8info_delete(struct session *s, pid_t pid)
+{
+	return session_ops(s)->v8info_delete(s, pid);
+}
+
+int
+session_rtstack_read(struct session *s, uint64_t id,
+    struct profile_rtstack *st)
+{
+	return session_ops(s)->rtstack_read(s, id, st);
+}
+
+int
+session_rtstack_delete(struct session *s, uint64_t id)
+{
+	return session_ops(s)->rtstack_delete(s, id);
+}
+
 void
 session_stack_gen_next(struct session *s)
 {
