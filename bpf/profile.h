@@ -309,8 +309,8 @@ struct profile_rtstack {
  * objects are from the object's untagged address.
  */
 struct profile_v8_info {
-	__u64	builtins_lo;		/* embedded builtins, absolute */
-	__u64	builtins_hi;
+	__u64	builtins_lo;		/* embedded builtins: addresses in */
+	__u64	builtins_hi;		/* the file (pc - bias) */
 	__u64	serial;			/* of the writer */
 	__u16	type_func_lo;		/* JSFunction instance types */
 	__u16	type_func_hi;		/* inclusive */

@@ -453,7 +453,7 @@ uw_frame(struct uw_walk *w, __u32 index)
 		pc--;		/* a return address: the call is before it */
 	if (uw_row_find(w, pc, &row) != 0) {
 		rt_frame_note(w->rt, pc, w->bp, index, w->pid, w->start[0],
-		    w->end[0], w->file[0]);
+		    w->end[0], w->file[0], w->bias[0]);
 		return uw_fp_step(w);
 	}
 	switch (row.kind) {
@@ -483,7 +483,7 @@ uw_frame(struct uw_walk *w, __u32 index)
 		/* INVALID, GAP: the code around pc keeps its frame pointer? */
 		w->flags |= UW_F_INVALID;
 		rt_frame_note(w->rt, pc, w->bp, index, w->pid, w->start[0],
-		    w->end[0], w->file[0]);
+		    w->end[0], w->file[0], w->bias[0]);
 		return uw_fp_step(w);
 	}
 	if (cfa <= w->sp || cfa > UW_USER_MAX) {

@@ -63,24 +63,27 @@ v8_field(struct rt_scratch *sc, __u64 obj, __u16 off)
 }
 
 /*
- * The frame at fp, its pc in JIT code (jit) or maybe in the builtins,
- * native frame index: one record if a JS function runs there.  Global,
+ * The frame at fp, native frame index (bit 31: its pc is in JIT code),
+ * else maybe in the builtins (vaddr: pc in its file, 0 when in none):
+ * one record if a JS function runs there.  Global,
  * so that the verifier checks it once, not at every state of the walk
  * that calls it.
  */
 __noinline int
-v8_frame(__u64 pc, __u64 fp, __u32 index, __u32 pid, __u32 jit)
+v8_frame(__u64 pc, __u64 fp, __u32 index, __u32 pid, __u64 vaddr)
 {
 	struct profile_v8_info	*vi;
 	struct rt_scratch	*sc;
 	__u64			 func, sfi, code, start, off;
 	__s32			 t;
-	__u32			 zero = 0;
+	__u32			 zero = 0, jit;
 
 	if ((vi = bpf_map_lookup_elem(&v8_info, &pid)) == NULL ||
 	    (sc = bpf_map_lookup_elem(&rt_scratch, &zero)) == NULL)
 		return 0;
-	if (!jit && (pc < vi->builtins_lo || pc >= vi->builtins_hi))
+	jit = index >> 31;
+	index &= 0xffff;
+	if (!jit && (vaddr < vi->builtins_lo || vaddr >= vi->builtins_hi))
 		return 0;
 	if (fp < V8_FP_BELOW || fp > UW_USER_MAX || bpf_probe_read_user(
 	    sc->buf, RT_BUF_SIZE, (void *)(fp - V8_FP_BELOW)) != 0) {
@@ -129,16 +132,21 @@ v8_frame(__u64 pc, __u64 fp, __u32 index, __u32 pid, __u32 jit)
 /*
  * The walker steps over the frame of pc by its frame pointer: a V8
  * frame?  Its pc is in the process's anonymous code (the mapping found
- * last, with no file) or in the builtins.
+ * last, with no file) or in the builtins, by their address in the file:
+ * node maps them again elsewhere once started.
  */
 static __always_inline void
 rt_frame_note(__u32 rt, __u64 pc, __u64 fp, __u32 index, __u32 pid,
-    __u64 mstart, __u64 mend, __u32 mfile)
+    __u64 mstart, __u64 mend, __u32 mfile, __u64 bias)
 {
 	if (!rt)
 		return;
-	v8_frame(pc, fp, index, pid, pc >= mstart && pc < mend &&
-	    mfile == UNWIND_NO_FILE);
+	if (pc < mstart || pc >= mend)
+		v8_frame(pc, fp, index, pid, 0);
+	else if (mfile == UNWIND_NO_FILE)
+		v8_frame(pc, fp, index | 1U << 31, pid, 0);
+	else
+		v8_frame(pc, fp, index, pid, pc - bias);
 }
 
 #endif

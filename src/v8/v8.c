@@ -108,10 +108,11 @@ v8_builtins(pid_t pid, struct elf_lookup *pe, uint64_t bias,
 	    proc_root_read_mem(pid, addr[0] + bias, &code, sizeof(code)) ==
 	    -1 || proc_root_read_mem(pid, addr[1] + bias, &size,
 	    sizeof(size)) == -1 || code == 0 || size == 0 ||
-	    code > V8_USER_MAX - size)
+	    code > V8_USER_MAX - size || code < bias)
 		return;
-	vi->builtins_lo = code;
-	vi->builtins_hi = code + size;
+	/* In the file: node maps them again elsewhere once started. */
+	vi->builtins_lo = code - bias;
+	vi->builtins_hi = code - bias + size;
 }
 
 static void
