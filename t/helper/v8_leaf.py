@@ -5,7 +5,8 @@
 
 Reads ebpfspy's folded stacks ("SERVICE;frame;...;frame COUNT") on
 stdin and keeps the samples of COMM whose stack holds a frame named
-MARK (Builtins_JSEntry: the main thread running JavaScript, not its
+MARK, or one of MARK's comma-separated names (Builtins_JSEntry and
+Builtins_RunMicrotasks: the main thread running JavaScript, not its
 start-up nor its teardown; Builtin_AtomicsWait for the waits).  A
 JavaScript frame is "name (file.js:line)" or "name (node:module:line)"
 as ebpfspy names them (ours), or "JS:*name file:line:col" as node
@@ -14,8 +15,10 @@ as ebpfspy names them (ours), or "JS:*name file:line:col" as node
     samples N	the samples kept
     whole N	of which the leaf JavaScript function is CHAIN's last,
 		the JavaScript functions (repeats folded) end with CHAIN
-		(comma-separated, outermost first), the stack starts at
-		_start or start_thread and holds no [unknown] frame
+		(comma-separated, outermost first), the stack holds the
+		thread's native start (node::Start, start_thread) and no
+		[unknown] frame
+    truncated N	the samples whose stack says [truncated] at its root
     leaf FUNC N	the samples whose leaf JavaScript function is FUNC
 """
 import re
@@ -37,14 +40,15 @@ def main():
         sys.stderr.write('usage: v8_leaf.py ours|perfmap COMM MARK '
                          'CHAIN\n')
         return 2
-    mode, comm, mark = sys.argv[1:4]
+    mode, comm = sys.argv[1:3]
+    marks = set(sys.argv[3].split(','))
     chain = sys.argv[4].split(',')
-    samples = whole = 0
+    samples = whole = truncated = 0
     leaf = {}
     for line in sys.stdin:
         stack, _, n = line.rstrip('\n').rpartition(' ')
         frames = stack.split(';')
-        if not frames or frames[0] != comm or mark not in frames:
+        if not frames or frames[0] != comm or not marks & set(frames):
             continue
         n = int(n)
         samples += n
@@ -55,12 +59,15 @@ def main():
                 js.append(name)
         last = js[-1] if js else '-'
         leaf[last] = leaf.get(last, 0) + n
-        if (js[-len(chain):] == chain and len(frames) > 1 and
-                frames[1] in ('_start', 'start_thread') and
+        if len(frames) > 1 and frames[1] == '[truncated]':
+            truncated += n
+        if (js[-len(chain):] == chain and
+                ('node::Start' in frames or 'start_thread' in frames) and
                 '[unknown]' not in frames):
             whole += n
     print('samples %d' % samples)
     print('whole %d' % whole)
+    print('truncated %d' % truncated)
     for k, v in sorted(leaf.items(), key=lambda x: -x[1]):
         print('leaf %s %d' % (k, v))
     return 0

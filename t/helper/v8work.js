@@ -1,7 +1,10 @@
 // v8work.js MODE SECONDS: Node.js workloads with distinctive function
 // names, for the t71xx tests.  Prints "ready PID" once started.  Lines
 // the tests look up carry a "// @name" marker.  Times are the
-// process's CPU time: a busy machine still gets the samples.
+// process's CPU time: a busy machine still gets the samples.  Each
+// lingers a second before it exits: the daemon names the functions of
+// a new stack from the process's memory when it hears of it, and on a
+// loaded machine it may hear of the last ones a little late.
 //
 //   fib      fibRecurse() recursive, from fibMain()
 //   hot      hotLoop() called from hotMain(): optimized by TurboFan
@@ -25,7 +28,7 @@ function fibRecurse(n) {
 function fibMain() {
 	let s = 0;
 	while (cpuSeconds() < seconds)
-		s += fibRecurse(22);	// @fibmain
+		s += fibRecurse(25);	// @fibmain
 	return s;
 }
 
@@ -78,6 +81,7 @@ function blockMain() {
 }
 
 console.log('ready ' + process.pid);
+setTimeout(() => {}, 1000);
 if (mode === 'fib')
 	console.log('done ' + fibMain());
 else if (mode === 'hot')
