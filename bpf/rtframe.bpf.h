@@ -82,6 +82,24 @@ rt_frame_append(struct rt_scratch *sc, __u64 ptr, __u32 offset,
 	sc->st.n = n + 1;
 }
 
+/* A new stack of records for userspace: 0, or -1 if the ring is full. */
+static __always_inline int
+rt_event_send(__u32 pid, __u64 id)
+{
+	struct profile_event	ev = {};
+
+	ev.type = PROFILE_EVENT_PYSTACK;
+	ev.pid = pid;
+	ev.arg = id;
+	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev),
+	    BPF_RB_FORCE_WAKEUP) != 0) {
+		stat_add(PROFILE_STAT_RINGBUF_LOST, 1);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Store the records of the walk just done, at its end, their id in the
  * scratch for rt_stack_taken(); none when there are none or no room.
@@ -112,10 +130,17 @@ rt_stack_store(__u32 pid)
 		sc->id = h;
 		return 0;
 	}
-	if (bpf_map_update_elem(&rtstacks, &h, &sc->st, BPF_NOEXIST) == 0)
-		event_send_args(PROFILE_EVENT_PYSTACK, pid, h, 0,
-		    BPF_RB_FORCE_WAKEUP);
-	else if (bpf_map_lookup_elem(&rtstacks, &h) == NULL) {
+	if (bpf_map_update_elem(&rtstacks, &h, &sc->st, BPF_NOEXIST) == 0) {
+		/*
+		 * Not announced (the ring is full: a burst of new stacks,
+		 * as an interpreted phase makes): not stored either, so
+		 * that the next sample of it announces it again.
+		 */
+		if (rt_event_send(pid, h) != 0) {
+			bpf_map_delete_elem(&rtstacks, &h);
+			return 0;
+		}
+	} else if (bpf_map_lookup_elem(&rtstacks, &h) == NULL) {
 		stat_add(PROFILE_STAT_RT_STACKS_FULL, 1);
 		return 0;
 	}

@@ -146,6 +146,9 @@ v8_stack_merge(struct v8 *v, struct v8_proc *vp, uint64_t id, size_t n,
 	char			 name[V8_NAME_MAX];
 	size_t			 i, k;
 
+	/* Not heard of (its event lost): read now, if it still can be. */
+	if (vp->size == 0 || v8_stack_slot(vp->stacks, vp->size, id)->id == 0)
+		(void)v8_stack_seen(v, vp, id);
 	if (vp->size == 0 || (s = v8_stack_slot(vp->stacks, vp->size,
 	    id))->id == 0) {
 		v->st.lost++;
