@@ -27,6 +27,7 @@ enum profile_pid_type {
 	PROFILE_PID_FP = 2,		/* frame-pointer native stacks */
 	PROFILE_PID_PYTHON = 3,		/* CPython frames (pyperf) */
 	PROFILE_PID_ERROR = 4,		/* evaluation failed: not profiled */
+	PROFILE_PID_V8 = 5,		/* native, with V8 frame records */
 };
 
 struct profile_pid_config {
@@ -88,7 +89,9 @@ struct profile_key {
 	__u32	tid;			/* thread id, or 0 unless per-thread */
 	__u64	kstack;
 	__u64	ustack;
-	__u64	pystack;		/* Python frames (bpf/pyperf.h) */
+	__u64	pystack;		/* the runtime's stack: Python frames
+					   (bpf/pyperf.h) or the records of
+					   runtime frames (bpf/rtframe.bpf.h) */
 	__u32	kind;			/* enum profile_kind */
 	__u32	pad;
 };
@@ -178,6 +181,12 @@ enum profile_stat {
 	PROFILE_STAT_PY_TRUNCATED,	/* deeper than [python] depth */
 	PROFILE_STAT_PY_STACKS_FULL,	/* pystacks map full: stack lost */
 	PROFILE_STAT_OFFCPU_UNSEEN_IN,	/* wait ended by an untraced switch */
+	PROFILE_STAT_RT_STACKS,		/* stacks with runtime frame records */
+	PROFILE_STAT_RT_FRAMES,		/* runtime frames recorded */
+	PROFILE_STAT_RT_NOT_FUNC,	/* V8 frame: no JSFunction at fp-16 */
+	PROFILE_STAT_RT_READ_ERR,	/* runtime frame or object unreadable */
+	PROFILE_STAT_RT_TRUNCATED,	/* more records than PROFILE_RT_DEPTH */
+	PROFILE_STAT_RT_STACKS_FULL,	/* rtstacks map full: records lost */
 	PROFILE_STAT_MAX
 };
 
@@ -260,6 +269,66 @@ struct profile_pystack {
 	__u32			n;
 	__u32			flags;		/* PROFILE_PY_F_* */
 	struct profile_py_frame	f[PROFILE_PY_DEPTH];
+};
+
+/*
+ * Runtime frames that are native frames too (V8 today, HotSpot next:
+ * /work/shared/notes/jvm-v8.md): the native walker (bpf/unwind.bpf.h)
+ * steps over them by frame pointer, and for each one it appends a
+ * record of what the runtime says ran there, tagged with the index of
+ * its native frame.  The records of a walk are stored content-addressed
+ * in rtstacks, their id in the counts key's pystack beside the native
+ * stack's; userspace names each recorded native frame by its record.
+ */
+#define PROFILE_RT_DEPTH	128	/* records kept; a power of 2 */
+
+enum profile_rt_kind {
+	PROFILE_RT_V8_INTERP = 1,	/* ptr SFI, offset: bytecode offset */
+	PROFILE_RT_V8_JIT = 2,		/* ptr SFI, offset: pc - code start;
+					   check: the Code object's low bits */
+};
+
+struct profile_rt_frame {
+	__u64	ptr;		/* the runtime's object naming the frame */
+	__u32	offset;		/* where in it: bytecode offset, bci, pc */
+	__u32	check;		/* for userspace: the object is the one */
+	__u16	index;		/* of its native frame in the user stack */
+	__u8	kind;		/* enum profile_rt_kind */
+	__u8	pad[5];
+};
+
+struct profile_rtstack {
+	__u32			n;
+	__u32			flags;		/* PROFILE_PY_F_TRUNCATED */
+	struct profile_rt_frame	f[PROFILE_RT_DEPTH];
+};
+
+/*
+ * What the walker needs of one V8 (src/v8/v8.c): where its code is and
+ * the v8dbg_ constants of its frames and objects.  Offsets of heap
+ * objects are from the object's untagged address.
+ */
+struct profile_v8_info {
+	__u64	builtins_lo;		/* embedded builtins: addresses in */
+	__u64	builtins_hi;		/* the file (pc - bias) */
+	__u64	serial;			/* of the writer */
+	__u16	type_func_lo;		/* JSFunction instance types */
+	__u16	type_func_hi;		/* inclusive */
+	__u16	type_sfi;
+	__u16	type_code;
+	__u16	type_bytecode;
+	__u16	map;			/* HeapObject::map */
+	__u16	map_type;		/* Map::instance_type (u16) */
+	__u16	func_shared;		/* JSFunction::shared */
+	__u16	func_code;		/* JSFunction::code */
+	__u16	code_start;		/* Code: instruction start pointer,
+					   or inline start when code_inline */
+	__u8	code_inline;		/* start = Code + code_start */
+	__u8	pad[3];
+	__s16	fp_function;		/* -16 */
+	__s16	fp_bytecode_array;	/* -32 */
+	__s16	fp_bytecode_offset;	/* -40 */
+	__s16	fp_context;		/* -8: marker when bit 0 clear */
 };
 
 /* offcpu_states bits, matching the kernel's TASK_* state bits. */

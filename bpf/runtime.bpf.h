@@ -7,8 +7,9 @@
  * native one: pyperf.h's for CPython.  A new runtime's walker is its
  * header, included here, and a case in each function below (its type
  * in RUNTIME_PID_CASES).  One that is a step of the native walk instead
- * (HotSpot, V8: /work/shared/notes/jvm-v8.md) plugs into unwind.bpf.h's
- * step and needs no pid type of its own.
+ * (V8 today, HotSpot next) records its frames in the native walk
+ * (rtframe.bpf.h), and its pid type only says that the records of the
+ * walk are stored beside the native stack.
  */
 #ifndef EBPFSPY_RUNTIME_BPF_H
 #define EBPFSPY_RUNTIME_BPF_H
@@ -16,7 +17,7 @@
 #include "pyperf.h"
 
 /* The pid types of the runtimes' walkers, as case labels. */
-#define RUNTIME_PID_CASES	case PROFILE_PID_PYTHON:
+#define RUNTIME_PID_CASES	case PROFILE_PID_PYTHON: case PROFILE_PID_V8:
 
 /* Defined below in profile.bpf.c. */
 static __always_inline int sample_in_user_mode(struct bpf_perf_event_data *);
@@ -25,7 +26,8 @@ static __always_inline int sample_in_user_mode(struct bpf_perf_event_data *);
 static __always_inline int
 runtime_is_profiled(__u8 type)
 {
-	return type == PROFILE_PID_FP || type == PROFILE_PID_PYTHON;
+	return type == PROFILE_PID_FP || type == PROFILE_PID_PYTHON ||
+	    type == PROFILE_PID_V8;
 }
 
 /*
@@ -47,6 +49,13 @@ runtime_sample_stacks(struct bpf_perf_event_data *ctx,
 	}
 	if (key->pystack == 0)
 		key->ustack = ustack_store(ctx, cfg, key->pid);
+	/*
+	 * V8: the records the native walk just made (rtframe.bpf.h).  No
+	 * test of the pid's type here: a value live across the walk would
+	 * double the states the verifier checks it in.
+	 */
+	if (key->pystack == 0)
+		key->pystack = rt_stack_taken();
 	if (py && !inside)
 		key->pystack = py_stack_store(task, key->pid, key->ustack);
 }
@@ -59,6 +68,8 @@ runtime_offcpu_stacks(struct task_struct *prev,
 {
 	if (cfg->type == PROFILE_PID_PYTHON)
 		start->pystack = py_stack_store(prev, tgid, start->ustack);
+	else
+		start->pystack = rt_stack_taken();
 }
 
 #endif

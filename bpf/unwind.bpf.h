@@ -123,7 +123,7 @@ struct uw_walk {
 	__u32	nfp;
 	__u32	now;		/* for unwind_file.hit */
 	__u32	tick;		/* for unwind_proc.asked */
-	__u32	pad;
+	__u32	rt;		/* the pid's runtime frames are recorded */
 	__u64	start[2];	/* [0]: the mapping found last */
 	__u64	end[2];
 	__u64	bias[2];
@@ -435,9 +435,15 @@ uw_signal_step(struct uw_walk *w)
 	return 0;
 }
 
-/* Unwind the frame at w->ip: 0 to go on, 1 to stop. */
+/* Records of runtime frames (V8's) stepped over by frame pointer. */
+#include "rtframe.bpf.h"
+
+/*
+ * Unwind the frame at w->ip, native frame index of the stack: 0 to go
+ * on, 1 to stop.
+ */
 static __always_inline int
-uw_frame(struct uw_walk *w)
+uw_frame(struct uw_walk *w, __u32 index)
 {
 	struct unwind_row	 row;
 	__u64			 pc, cfa, v[2], bp;
@@ -445,8 +451,11 @@ uw_frame(struct uw_walk *w)
 	pc = w->ip;
 	if (!(w->flags & UW_F_EXACT))
 		pc--;		/* a return address: the call is before it */
-	if (uw_row_find(w, pc, &row) != 0)
+	if (uw_row_find(w, pc, &row) != 0) {
+		rt_frame_note(w->rt, pc, w->bp, index, w->pid, w->start[0],
+		    w->end[0], w->file[0], w->bias[0]);
 		return uw_fp_step(w);
+	}
 	switch (row.kind) {
 	case UNWIND_CFA_RSP:
 		cfa = w->sp + row.cfa_off;
@@ -473,6 +482,8 @@ uw_frame(struct uw_walk *w)
 	default:
 		/* INVALID, GAP: the code around pc keeps its frame pointer? */
 		w->flags |= UW_F_INVALID;
+		rt_frame_note(w->rt, pc, w->bp, index, w->pid, w->start[0],
+		    w->end[0], w->file[0], w->bias[0]);
 		return uw_fp_step(w);
 	}
 	if (cfa <= w->sp || cfa > UW_USER_MAX) {
@@ -532,7 +543,7 @@ uw_step_cb(__u64 idx, void *arg)
 	}
 	buf->ip[n] = w->ip;
 	buf->n = n + 1;
-	return uw_frame(w);
+	return uw_frame(w, n);
 }
 
 /*
@@ -564,11 +575,15 @@ uw_walk_user(__u32 pid)
 	w->pid = pid;
 	w->max = unwind_depth;
 	w->flags = UW_F_EXACT;
+	w->rt = bpf_map_lookup_elem(&v8_info, &pid) != NULL;
+	rt_walk_reset();
 	t = bpf_ktime_get_ns();
 	w->now = t >> UNWIND_HIT_SHIFT;
 	w->tick = t >> UNWIND_ASK_SHIFT;
 	/* One more iteration than frames: the last one tells depth. */
 	bpf_loop(PROFILE_STACK_DEPTH + 1, uw_step_cb, NULL, 0);
+	if (w->rt)
+		rt_stack_store(pid);
 
 	f = w->flags;
 	/*

@@ -96,7 +96,7 @@ static const struct config_key config_profile_keys[] = {
 	    1, 127, NULL, "127", CONFIG_LIVE,
 	    "user frames walked with unwind tables, at most", NULL },
 	{ "profile", "unwind_table_bytes", CONFIG_INT,
-	    OFF(unwind_table_bytes), 1048576, 1LL << 32, NULL, "8388608",
+	    OFF(unwind_table_bytes), 1048576, 1LL << 32, NULL, "33554432",
 	    CONFIG_RESTART, "kernel memory for unwind table rows, bytes",
 	    NULL },
 	{ NULL }
@@ -123,6 +123,12 @@ static const struct config_key config_jvm_keys[] = {
 	{ "jvm", "enabled", CONFIG_BOOL, OFF(jvm_enabled), 0, 0, NULL, "yes",
 	    CONFIG_LIVE, "read the layout and code cache of HotSpot JVMs",
 	    NULL },
+	{ NULL }
+};
+
+static const struct config_key config_v8_keys[] = {
+	{ "v8", "enabled", CONFIG_BOOL, OFF(v8_enabled), 0, 0, NULL, "yes",
+	    CONFIG_LIVE, "name the JavaScript frames of Node.js (V8)", NULL },
 	{ NULL }
 };
 
@@ -176,6 +182,7 @@ static const struct config_key *const config_key_tables[] = {
 	resolve_keys,
 	config_python_keys,
 	config_jvm_keys,
+	config_v8_keys,
 	config_output_keys,
 	metrics_keys,
 	pyroscope_conf_keys,

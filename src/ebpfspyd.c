@@ -29,6 +29,7 @@
 #include "push/pyroscope.h"
 #include "jvm/jvm.h"
 #include "python/python.h"
+#include "v8/v8.h"
 #include "reload.h"
 #include "runtime/runtime.h"
 #include "sym/resolve.h"
@@ -52,6 +53,7 @@
 static const struct runtime_ops *const ebpfspyd_runtimes[] = {
 	&python_runtime,
 	&jvm_runtime,
+	&v8_runtime,
 	&unwind_runtime,
 };
 
@@ -469,6 +471,7 @@ ebpfspyd_view_cb(struct metrics_view *v, void *arg)
 	v->resolve = d->resolve;
 	v->collect = d->collect;
 	v->unwind = d->unwind;
+	v->v8 = runtimes_find(d->runtimes, &v8_runtime);
 }
 
 /* The runtimes, made as the table says; /metrics reads the unwinder's. */

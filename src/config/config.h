@@ -155,6 +155,8 @@ struct config {
 
 	/* [jvm] */
 	int		 jvm_enabled;
+	/* [v8] */
+	int		 v8_enabled;
 
 	/* [output] */
 	char		*output_dir;

@@ -35,6 +35,7 @@ struct metrics_view {
 	struct resolve		*resolve;
 	struct collect		*collect;
 	struct unwind_maps	*unwind;
+	struct v8		*v8;
 };
 typedef void	(*metrics_view_cb)(struct metrics_view *, void *);
 

@@ -29,6 +29,7 @@
 #include "sink/sink_file.h"
 #include "sym/symstats.h"
 #include "unwind/unwind_maps.h"
+#include "v8/v8.h"
 
 #ifndef EBPFSPY_VERSION
 #define EBPFSPY_VERSION	"unknown"
@@ -400,6 +401,35 @@ metrics_prom_push(FILE *f, const struct metrics_push *mp)
 	    "Samples merged into [other] by trimming.", mp->trimmed_samples);
 }
 
+/* V8 processes (src/v8/) and their frames, named or not by reason. */
+static void
+metrics_prom_v8(FILE *f, const struct metrics_view *d)
+{
+	struct v8_stats	 st;
+	int		 i;
+
+	memset(&st, 0, sizeof(st));
+	if (d->v8 != NULL)
+		v8_stats(d->v8, &st);
+	metrics_prom_gauge(f, "ebpfspy_v8_processes",
+	    "Node.js (V8) processes whose JavaScript frames are named.",
+	    st.procs);
+	metrics_prom_counter(f, "ebpfspy_v8_found_total",
+	    "V8 processes found and described to the walker.", st.found);
+	metrics_prom_family(f, "ebpfspy_v8_refused_total", "counter",
+	    "V8 processes profiled natively, by reason.");
+	for (i = 0; i < V8_REFUSE_MAX; i++)
+		metrics_prom_u64(f, "ebpfspy_v8_refused_total", "reason",
+		    v8_refusal_name(i), st.refused[i]);
+	metrics_prom_counter(f, "ebpfspy_v8_frames_named_total",
+	    "JavaScript frames recorded and named.", st.named);
+	metrics_prom_family(f, "ebpfspy_v8_frames_unnamed_total", "counter",
+	    "JavaScript frames recorded but not named, by reason.");
+	for (i = 0; i < V8_UNNAMED_MAX; i++)
+		metrics_prom_u64(f, "ebpfspy_v8_frames_unnamed_total", "reason",
+		    v8_unnamed_name(i), st.unnamed[i]);
+}
+
 /* Unwind tables (src/unwind/unwind_maps.c) and how walks with them ended. */
 static void
 metrics_prom_unwind(FILE *f, const struct metrics_view *d)
@@ -507,6 +537,7 @@ metrics_prom_write(FILE *f, const struct metrics_view *d, const struct metrics_p
 	metrics_prom_samples(f, d, stats, &cs);
 	metrics_prom_symbols(f, &rs, &cs);
 	metrics_prom_unwind(f, d);
+	metrics_prom_v8(f, d);
 	if (d->collect != NULL)
 		symstats_prom(collect_symstats(d->collect), f);
 	if (mp != NULL)

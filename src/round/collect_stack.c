@@ -270,6 +270,89 @@ collect_stack_native(struct collect_stack *cs, struct pids_proc *proc,
 	    id, cs->ids + start, cs->n - start, cs->unknown, nunknown);
 }
 
+/* A stack being merged: the native frames and what names them. */
+struct collect_merge {
+	struct collect_stack	*cs;
+	struct resolve_proc	*rp;
+	const uint64_t		*ip;
+	const char		*service;
+	uint64_t		 known;
+};
+
+/* A native frame among a runtime's, named as any native frame. */
+static void
+collect_stack_merge_cb(size_t i, void *arg)
+{
+	struct collect_merge	*m = arg;
+	struct collect_stack	*cs = m->cs;
+	const uint32_t		*ids;
+	size_t			 j, nn;
+	uint32_t		 flags;
+
+	if (m->rp == NULL) {
+		symstats_frame(cs->symstats, m->service, "[unknown]");
+		collect_stack_add(cs, "[unknown]");
+		return;
+	}
+	ids = collect_frame_name(cs->names, cs->resolve, m->rp, 1,
+	    i > 0 ? m->ip[i] - 1 : m->ip[i], &nn, &flags, cs->fids);
+	for (j = 0; j < nn; j++) {
+		if (cs->n < COLLECT_STACK_MAX)
+			cs->ids[cs->n++] = ids[j];
+		if (!(flags & COLLECT_FRAME_UNKNOWN(j)))
+			m->known++;
+		else
+			symstats_frame(cs->symstats, m->service,
+			    stacknames_loc_name(cs->names, ids[j]));
+	}
+}
+
+/* A runtime frame among the native ones: named, so known. */
+static void
+collect_stack_merge_rt_cb(const char *name, const struct runtime_where *w,
+    void *arg)
+{
+	struct collect_merge	*m = arg;
+
+	m->known++;
+	collect_stack_add_cb(name, w, m->cs);
+}
+
+/*
+ * The user stack of a process whose runtime's frames are native frames
+ * too (V8): each native frame the walk recorded named by the runtime,
+ * the others as native frames.  Without its records, its native stack.
+ */
+static void
+collect_stack_merge(struct collect_stack *cs, struct pids_proc *proc,
+    const struct profile_key *key, const struct runtime_proc *rt)
+{
+	struct collect_merge	 m;
+	size_t			 n;
+
+	memset(&m, 0, sizeof(m));
+	m.cs = cs;
+	m.rp = pids_proc_resolve(proc);
+	m.service = pids_proc_service(proc)->service;
+	if (key->ustack == 0 || (m.ip = session_stack_get(cs->session,
+	    key->ustack, &n)) == NULL) {
+		collect_stack_native(cs, proc, key->ustack, 1);
+		return;
+	}
+	if (n > 0 && m.ip[n - 1] == UNWIND_TRUNCATED_IP) {
+		collect_stack_add(cs, "[truncated]");
+		n--;
+	}
+	if (runtime_stack_merge(rt, key->pystack, n, collect_stack_merge_cb,
+	    collect_stack_merge_rt_cb, &m) == -1) {
+		/* Its records are gone: the native names. */
+		cs->lost++;
+		while (n-- > 0)
+			collect_stack_merge_cb(n, &m);
+	}
+	symstats_known(cs->symstats, m.service, m.known);
+}
+
 /*
  * The user frames of a process a runtime's walker walks (Python's): its
  * runtime's stack, outermost first, then the native frames that ran
@@ -289,6 +372,10 @@ collect_stack_runtime(struct collect_stack *cs, struct pids_proc *proc,
 	uint32_t		 flags;
 
 	pids_proc_stack_runtime(proc, &rt);
+	if (rt.ops != NULL && rt.ops->stack_merge != NULL) {
+		collect_stack_merge(cs, proc, key, &rt);
+		return;
+	}
 	if (runtime_stack_names(&rt, key->pystack, collect_stack_add_cb,
 	    cs) == -1) {
 		cs->lost++;

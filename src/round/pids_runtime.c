@@ -255,7 +255,7 @@ pids_proc_resolve(const struct pids_proc *proc)
 	return proc->rp;
 }
 
-/* The first runtime that names a walker's stacks. */
+/* The runtime that names a walker's stacks. */
 void
 pids_proc_stack_runtime(const struct pids_proc *proc, struct runtime_proc *rp)
 {
@@ -264,13 +264,17 @@ pids_proc_stack_runtime(const struct pids_proc *proc, struct runtime_proc *rp)
 
 	rp->ops = NULL;
 	rp->self = rp->st = NULL;
+	/* The one it runs, else the first: its state may be gone. */
 	for (i = 0; i < runtimes_count(proc->runtimes); i++) {
 		ops = runtimes_ops(proc->runtimes, i);
-		if (ops->stack_names == NULL)
+		if (ops->stack_names == NULL && ops->stack_merge == NULL)
+			continue;
+		if (rp->ops != NULL && proc->slot[i].st == NULL)
 			continue;
 		rp->ops = ops;
 		rp->self = runtimes_self(proc->runtimes, i);
 		rp->st = proc->slot[i].st;
-		return;
+		if (rp->st != NULL)
+			return;
 	}
 }

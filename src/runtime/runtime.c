@@ -113,3 +113,12 @@ runtime_native_above(const struct runtime_proc *rp, const uint64_t *ip,
 		return 0;
 	return rp->ops->native_above(rp->self, rp->st, ip, n);
 }
+
+int
+runtime_stack_merge(const struct runtime_proc *rp, uint64_t id, size_t n,
+    runtime_native_cb native, runtime_frame_cb cb, void *arg)
+{
+	if (rp->ops == NULL || rp->ops->stack_merge == NULL || rp->st == NULL)
+		return -1;
+	return rp->ops->stack_merge(rp->self, rp->st, id, n, native, cb, arg);
+}

@@ -41,7 +41,9 @@
  *   free       at exit, after every state is closed
  * A runtime whose process is walked by a walker of its own gives its
  * BPF pid type (pid_type, while its state is open) and names the
- * stacks that walker stores (stack_names, native_above).
+ * stacks that walker stores (stack_names, native_above); one whose
+ * frames the native walk records (V8) names them among the native
+ * frames (stack_merge).
  */
 #include <sys/types.h>
 
@@ -75,6 +77,8 @@ struct runtime_where {
 
 typedef void (*runtime_frame_cb)(const char *, const struct runtime_where *,
     void *);
+/* A native frame of the user stack, by index (0: the innermost). */
+typedef void (*runtime_native_cb)(size_t, void *);
 
 struct runtime_ops {
 	const char	 *name;
@@ -99,6 +103,14 @@ struct runtime_ops {
 	/* Native frames, leaf first, that ran above the runtime's. */
 	size_t		 (*native_above)(void *, void *, const uint64_t *,
 			    size_t);
+	/*
+	 * A runtime whose frames are native frames too (V8): the user
+	 * stack of n frames, outermost first, each frame to the native
+	 * callback unless the runtime names it (the frame callback); -1
+	 * if its stack of records is no longer kept.
+	 */
+	int		 (*stack_merge)(void *, void *, uint64_t, size_t,
+			    runtime_native_cb, runtime_frame_cb, void *);
 };
 
 #define RUNTIME_MAX	8
@@ -129,5 +141,7 @@ int		 runtime_stack_names(const struct runtime_proc *, uint64_t,
 		    runtime_frame_cb, void *);
 size_t		 runtime_native_above(const struct runtime_proc *,
 		    const uint64_t *, size_t);
+int		 runtime_stack_merge(const struct runtime_proc *, uint64_t,
+		    size_t, runtime_native_cb, runtime_frame_cb, void *);
 
 #endif

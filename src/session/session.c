@@ -140,6 +140,32 @@ session_pystacks_map(struct session *s)
 	return session_ops(s)->pystacks_map(s);
 }
 
+int
+session_v8info_set(struct session *s, pid_t pid,
+    const struct profile_v8_info *vi)
+{
+	return session_ops(s)->v8info_set(s, pid, vi);
+}
+
+int
+session_v8info_delete(struct session *s, pid_t pid)
+{
+	return session_ops(s)->v8info_delete(s, pid);
+}
+
+int
+session_rtstack_read(struct session *s, uint64_t id,
+    struct profile_rtstack *st)
+{
+	return session_ops(s)->rtstack_read(s, id, st);
+}
+
+int
+session_rtstack_delete(struct session *s, uint64_t id)
+{
+	return session_ops(s)->rtstack_delete(s, id);
+}
+
 void
 session_stack_gen_next(struct session *s)
 {
@@ -238,6 +264,12 @@ session_stat_name(int stat)
 		[PROFILE_STAT_PY_TRUNCATED] = "py_truncated",
 		[PROFILE_STAT_PY_STACKS_FULL] = "py_stacks_full",
 		[PROFILE_STAT_OFFCPU_UNSEEN_IN] = "offcpu_unseen_in",
+		[PROFILE_STAT_RT_STACKS] = "rt_stacks",
+		[PROFILE_STAT_RT_FRAMES] = "rt_frames",
+		[PROFILE_STAT_RT_NOT_FUNC] = "rt_not_func",
+		[PROFILE_STAT_RT_READ_ERR] = "rt_read_err",
+		[PROFILE_STAT_RT_TRUNCATED] = "rt_truncated",
+		[PROFILE_STAT_RT_STACKS_FULL] = "rt_stacks_full",
 	};
 
 	if (stat < 0 || stat >= PROFILE_STAT_MAX || names[stat] == NULL)

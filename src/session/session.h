@@ -91,6 +91,13 @@ int		 session_pystack_read(struct session *, uint64_t,
 		    struct profile_pystack *);
 /* The map of Python stacks, for a store of them (stacks.h). */
 const struct stacks_map *session_pystacks_map(struct session *);
+/* V8: a process's v8dbg_ layout (v8_info); records of runtime frames. */
+int		 session_v8info_set(struct session *, pid_t,
+		    const struct profile_v8_info *);
+int		 session_v8info_delete(struct session *, pid_t);
+int		 session_rtstack_read(struct session *, uint64_t,
+		    struct profile_rtstack *);
+int		 session_rtstack_delete(struct session *, uint64_t);
 
 /*
  * Native stacks: the session keeps a copy of every stack its ring

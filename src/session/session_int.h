@@ -95,6 +95,12 @@ int	session_maps_pyinfo_get(struct session *, pid_t,
 int	session_maps_pyinfo_delete(struct session *, pid_t);
 int	session_maps_pystack_read(struct session *, uint64_t,
 	    struct profile_pystack *);
+int	session_maps_v8info_set(struct session *, pid_t,
+	    const struct profile_v8_info *);
+int	session_maps_v8info_delete(struct session *, pid_t);
+int	session_maps_rtstack_read(struct session *, uint64_t,
+	    struct profile_rtstack *);
+int	session_maps_rtstack_delete(struct session *, uint64_t);
 long long session_maps_entries(struct session *, enum session_map,
 	    long long);
 void	session_maps_offcpu_forget(struct session *);

@@ -302,6 +302,48 @@ session_maps_pystack_read(struct session *s, uint64_t id,
 	return 0;
 }
 
+int
+session_maps_v8info_set(struct session *s, pid_t pid,
+    const struct profile_v8_info *vi)
+{
+	__u32	 key = pid;
+
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.v8_info), &key, vi,
+	    BPF_ANY) != 0)
+		return -1;
+	return 0;
+}
+
+int
+session_maps_v8info_delete(struct session *s, pid_t pid)
+{
+	__u32	 key = pid;
+
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.v8_info),
+	    &key) != 0)
+		return -1;
+	return 0;
+}
+
+int
+session_maps_rtstack_read(struct session *s, uint64_t id,
+    struct profile_rtstack *st)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.rtstacks), &id,
+	    st) != 0)
+		return -1;
+	return 0;
+}
+
+int
+session_maps_rtstack_delete(struct session *s, uint64_t id)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.rtstacks),
+	    &id) != 0)
+		return -1;
+	return 0;
+}
+
 /*
  * Entries of a hash map, walked key by key.  A walk that races with
  * deletes may see a key twice, so it stops at max.

@@ -367,6 +367,34 @@ session_null_pystacks_map(struct session *s)
 	return &session_null(s)->pymap;
 }
 
+static int
+session_null_v8info_set(struct session *s, pid_t pid,
+    const struct profile_v8_info *vi)
+{
+	return 0;
+}
+
+static int
+session_null_rtstack_read(struct session *s, uint64_t id,
+    struct profile_rtstack *st)
+{
+	errno = ENOENT;
+	return -1;
+}
+
+/* Nothing kept: deletes of a pid's layout or a stack succeed. */
+static int
+session_null_rt_delete(struct session *s, uint64_t id)
+{
+	return 0;
+}
+
+static int
+session_null_v8info_delete(struct session *s, pid_t pid)
+{
+	return session_null_rt_delete(s, pid);
+}
+
 void
 session_null_stack(struct session *s, uint64_t id, const uint64_t *ip,
     size_t n)
@@ -475,6 +503,10 @@ static const struct session_ops session_null_ops = {
 	.pyinfo_delete = session_null_pyinfo_delete,
 	.pystack_read = session_null_pystack_read,
 	.pystacks_map = session_null_pystacks_map,
+	.v8info_set = session_null_v8info_set,
+	.v8info_delete = session_null_v8info_delete,
+	.rtstack_read = session_null_rtstack_read,
+	.rtstack_delete = session_null_rt_delete,
 	.stack_gen_next = session_null_stack_gen_next,
 	.stack_get = session_null_stack_get,
 	.stack_touch = session_null_stack_touch,

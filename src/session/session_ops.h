@@ -47,6 +47,12 @@ struct session_ops {
 	int		 (*pystack_read)(struct session *, uint64_t,
 			    struct profile_pystack *);
 	const struct stacks_map *(*pystacks_map)(struct session *);
+	int		 (*v8info_set)(struct session *, pid_t,
+			    const struct profile_v8_info *);
+	int		 (*v8info_delete)(struct session *, pid_t);
+	int		 (*rtstack_read)(struct session *, uint64_t,
+			    struct profile_rtstack *);
+	int		 (*rtstack_delete)(struct session *, uint64_t);
 
 	void		 (*stack_gen_next)(struct session *);
 	const uint64_t	*(*stack_get)(struct session *, uint64_t, size_t *);

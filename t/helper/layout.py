@@ -29,7 +29,8 @@ import sys
 # those of folders before it in this list.  config/ is the contract (the
 # configuration's types and tables) and includes nothing; "" is the top.
 ORDER = ["config", "util", "proc", "elf", "dwarf", "session", "sym", "runtime",
-         "jvm", "python", "unwind", "profile", "push", "sink", "round", "metrics",
+         "jvm", "python", "v8", "unwind", "profile", "push", "sink", "round",
+         "metrics",
          ""]
 TOP = {"main", "ebpfspyd", "ebpfspyd_check", "ebpfspyd_daemon",
        "ebpfspyd_reload", "reload", "watch", "config", "config_int", "config_keys",
