@@ -33,7 +33,10 @@ cd build-arm64
 ./configure -q --host=aarch64-linux-gnu --enable-arm64-userspace \
     PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
     >configure.out 2>&1 || { cat configure.out; exit 1; }
-make -s -j2 ebpfspyd CFLAGS="-O2 -Werror" >make.out 2>&1 ||
+# The generated protobuf headers first: BUILT_SOURCES orders them
+# before "all" only, not before a target named alone.
+make -s src/profile/profile.pb-c.h src/push/push.pb-c.h >make.out 2>&1 &&
+    make -s -j2 ebpfspyd CFLAGS="-O2 -Werror" >>make.out 2>&1 ||
     { cat make.out; exit 1; }
 if ! readelf -h ebpfspyd | grep -q "Machine: *AArch64"; then
 	echo "cross-arm64: ebpfspyd is not an aarch64 executable" >&2
