@@ -9,12 +9,8 @@
 static __always_inline int
 sample_in_user_mode(struct bpf_perf_event_data *ctx)
 {
-#if defined(__TARGET_ARCH_x86)
-	/* The context only allows whole-word loads; cs is a u16. */
-	__u64	cs = *(volatile __u64 *)((char *)&ctx->regs +
-	    __builtin_offsetof(struct pt_regs, cs));
-
-	return (cs & 3) == 3;
+#if defined(ARCH_CTX_USER_MODE)
+	return ARCH_CTX_USER_MODE(ctx);
 #else
 	return 0;
 #endif

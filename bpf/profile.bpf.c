@@ -27,6 +27,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "arch.h"
 #include "profile.h"
 
 #define PF_EXITING	0x00000004

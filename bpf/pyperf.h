@@ -9,7 +9,10 @@
  *
  * The thread state is thread-specific data: CPython keeps it under the
  * pthread key _PyRuntime.autoTSSkey, and glibc keeps a thread's values
- * in its struct pthread, which the thread pointer (fsbase) points to.
+ * in its struct pthread, found from the thread pointer (bpf/arch.h:
+ * x86_64's fsbase points at it; arm64's tpidr_el0 lies above it, and
+ * userspace says where it is, tsd_first and tsd_second being offsets
+ * from the thread pointer either way).
  * That is the sampled thread's own state, even while it waits without
  * the GIL; neither the GIL holder (3.11's gilstate.tstate_current) nor
  * 3.12's _Py_tss_tstate, NULL in a detached thread, would do.
@@ -185,24 +188,24 @@ fail:
 static __always_inline __u64
 py_thread_state(struct task_struct *task, const struct profile_py_info *pi)
 {
-#if defined(__TARGET_ARCH_x86)
+#if defined(ARCH_THREAD_POINTER)
 	struct {
 		__s32	initialized;
 		__u32	key;
 	}		 tss;
-	__u64		 fsbase, addr, block, tstate = 0;
+	__u64		 tp, addr, block, tstate = 0;
 
 	if (bpf_probe_read_user(&tss, sizeof(tss),
 	    (void *)(pi->runtime + pi->tss_key)) != 0 || tss.initialized != 1)
 		return 0;
-	fsbase = BPF_CORE_READ(task, thread.fsbase);
-	if (fsbase == 0)
+	tp = ARCH_THREAD_POINTER(task);
+	if (tp == 0)
 		return 0;
 	if (tss.key < 32)
-		addr = fsbase + pi->tsd_first + tss.key * 16 + 8;
+		addr = tp + pi->tsd_first + tss.key * 16 + 8;
 	else if (tss.key < PY_TSD_KEYS_MAX) {
 		if (bpf_probe_read_user(&block, sizeof(block),
-		    (void *)(fsbase + pi->tsd_second + (tss.key / 32) * 8)) !=
+		    (void *)(tp + pi->tsd_second + (tss.key / 32) * 8)) !=
 		    0 || block == 0)
 			return 0;
 		addr = block + (tss.key % 32) * 16 + 8;

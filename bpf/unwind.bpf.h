@@ -11,7 +11,9 @@
  * one found, else a binary search of the process's sorted mappings),
  * the file's page index, a binary search of the page's rows, the CFA,
  * and one read of the return address (with the saved rbp beside it in
- * the usual layout).  A frame without a table (no mapping known, a
+ * the usual layout).  The registers are bpf/arch.h's: x86_64's, or
+ * arm64's, whose first frame may have its return address in x30 yet
+ * (written for arm64, never run there: doc/arm64.md).  A frame without a table (no mapping known, a
  * file not loaded yet, Go or JIT code, a gap or a rule we cannot
  * follow) takes a frame-pointer step, as bpf_get_stack would, and the
  * walk goes on with tables at the next frame.  A walk that cannot go
@@ -25,14 +27,13 @@
 #ifndef EBPFSPY_UNWIND_BPF_H
 #define EBPFSPY_UNWIND_BPF_H
 
+#include "arch.h"
 #include "unwind.h"
 
-/* Above this, an address is not user space (x86_64, 4-level or 5). */
-#define UW_USER_MAX		0x00ffffffffffffffULL
+/* Above this, an address is not user space. */
+#define UW_USER_MAX		ARCH_USER_MAX
 #define UW_MAPS_STEPS		9	/* log2(UNWIND_PROC_MAPS) + 1 */
 #define UW_ROWS_STEPS		21	/* rows a page may hold: 2^20 */
-/* Signal frame: uc_mcontext at rsp + 40; rbp at +80 in it, rip last. */
-#define UW_SIG_RBP		(40 + 80)
 
 /* Live knobs (src/session/session_unwind.c). */
 __u32 unwind_mode = UNWIND_MODE_FP;	/* enum unwind_mode */
@@ -116,6 +117,8 @@ struct uw_walk {
 	__u64	ip;
 	__u64	sp;
 	__u64	bp;
+	__u64	lr;		/* arm64's x30 while the frame has it: 0
+				   when not known (x86_64: never) */
 	__u32	max;
 	__u32	pid;
 	__u32	flags;		/* UW_F_* */
@@ -408,28 +411,33 @@ uw_fp_step(struct uw_walk *w)
 	}
 	w->sp = w->bp + 16;
 	w->bp = v[0];
-	w->ip = v[1];
+	w->ip = ARCH_RA_STRIP(v[1]);
+	w->lr = 0;
 	w->flags &= ~UW_F_EXACT;
 	return 0;
 }
 
 /*
  * A signal frame: the interrupted registers are in the ucontext that
- * the kernel left at rsp, and the interrupted pc is no return address.
+ * the kernel left at sp (bpf/arch.h), and the interrupted pc is no
+ * return address.
  */
 static __always_inline int
 uw_signal_step(struct uw_walk *w)
 {
-	__u64	v[7];		/* rbp rbx rdx rax rcx rsp rip */
+	__u64	v[ARCH_SIG_NREGS];
 
 	if (bpf_probe_read_user(v, sizeof(v), (void *)(w->sp +
-	    UW_SIG_RBP)) != 0) {
+	    ARCH_SIG_REGS)) != 0) {
 		w->flags |= UW_F_READ;
 		return 1;
 	}
-	w->bp = v[0];
-	w->sp = v[5];
-	w->ip = v[6];
+	w->bp = v[ARCH_SIG_FP];
+	w->sp = v[ARCH_SIG_SP];
+	w->ip = v[ARCH_SIG_IP];
+#if ARCH_SIG_LR >= 0
+	w->lr = v[ARCH_SIG_LR];
+#endif
 	w->flags |= UW_F_EXACT | UW_F_SIGNAL;
 	w->ntable++;
 	return 0;
@@ -437,6 +445,57 @@ uw_signal_step(struct uw_walk *w)
 
 /* Records of runtime frames (V8's) stepped over by frame pointer. */
 #include "rtframe.bpf.h"
+
+#if defined(ARCH_ARM64)
+/*
+ * arm64's rows whose return address is not at CFA - 8: still in x30
+ * (the first frame only: a caller's x30 is not known), beside the
+ * saved x29, or saved alone.
+ */
+static __always_inline int
+uw_frame_arm64(struct uw_walk *w, const struct unwind_row *row, __u64 cfa)
+{
+	__u64	v[2], ra, bp = w->bp;
+	__s64	at = (__s64)row->rbp_off * 8;
+
+	if (cfa < w->sp || cfa > UW_USER_MAX) {
+		w->flags |= UW_F_BAD;
+		return 1;
+	}
+	switch (row->kind & UNWIND_RA_MASK) {
+	case UNWIND_RA_LR:
+		if ((ra = w->lr) == 0) {
+			w->flags |= UW_F_BAD;
+			return 1;
+		}
+		if (at != 0 && bpf_probe_read_user(&bp, sizeof(bp),
+		    (void *)(cfa + at)) != 0)
+			goto fault;
+		break;
+	case UNWIND_RA_FP:
+		if (bpf_probe_read_user(v, sizeof(v), (void *)(cfa + at)) != 0)
+			goto fault;
+		bp = v[0];
+		ra = v[1];
+		break;
+	default:	/* UNWIND_RA_SLOT */
+		if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa + at)) !=
+		    0)
+			goto fault;
+		break;
+	}
+	w->sp = cfa;
+	w->bp = bp;
+	w->ip = ARCH_RA_STRIP(ra);
+	w->lr = 0;
+	w->flags &= ~UW_F_EXACT;
+	w->ntable++;
+	return 0;
+fault:
+	w->flags |= UW_F_READ;
+	return 1;
+}
+#endif
 
 /*
  * Unwind the frame at w->ip, native frame index of the stack: 0 to go
@@ -456,7 +515,7 @@ uw_frame(struct uw_walk *w, __u32 index)
 		    w->end[0], w->file[0], w->bias[0]);
 		return uw_fp_step(w);
 	}
-	switch (row.kind) {
+	switch (row.kind & UNWIND_KIND_MASK) {
 	case UNWIND_CFA_RSP:
 		cfa = w->sp + row.cfa_off;
 		break;
@@ -486,6 +545,11 @@ uw_frame(struct uw_walk *w, __u32 index)
 		    w->end[0], w->file[0], w->bias[0]);
 		return uw_fp_step(w);
 	}
+#if defined(ARCH_ARM64)
+	/* A leaf keeps its return address in x30 and may not touch sp. */
+	if ((row.kind & UNWIND_RA_MASK) != UNWIND_RA_CFA8)
+		return uw_frame_arm64(w, &row, cfa);
+#endif
 	if (cfa <= w->sp || cfa > UW_USER_MAX) {
 		w->flags |= UW_F_BAD;
 		return 1;
@@ -512,7 +576,8 @@ uw_frame(struct uw_walk *w, __u32 index)
 	}
 	w->sp = cfa;
 	w->bp = bp;
-	w->ip = v[1];
+	w->ip = ARCH_RA_STRIP(v[1]);
+	w->lr = 0;
 	w->flags &= ~UW_F_EXACT;
 	w->ntable++;
 	return 0;
@@ -569,9 +634,10 @@ uw_walk_user(__u32 pid)
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (regs == NULL)
 		return 0;
-	w->ip = regs->ip;
-	w->sp = regs->sp;
-	w->bp = regs->bp;
+	w->ip = ARCH_REGS_IP(regs);
+	w->sp = ARCH_REGS_SP(regs);
+	w->bp = ARCH_REGS_FP(regs);
+	w->lr = ARCH_REGS_LR(regs);
 	w->pid = pid;
 	w->max = unwind_depth;
 	w->flags = UW_F_EXACT;

@@ -1,7 +1,9 @@
 /*
  * Unwind tables shared by the table builder (src/unwind/unwind_table.c), the
  * daemon that loads them (src/unwind/unwind_maps.c) and the BPF walker
- * (bpf/unwind.bpf.h).  x86_64 only.  Addresses in a file's table are
+ * (bpf/unwind.bpf.h).  x86_64's and arm64's rows (bpf/arch.h: rsp is
+ * arm64's sp, rbp its x29; the return address rule in the kind's high
+ * bits).  Addresses in a file's table are
  * ELF virtual addresses of that file; the walker converts a runtime pc
  * with the mapping's bias (vaddr = pc - bias).
  * The format is this header: change it in the builder and the walker
@@ -29,14 +31,29 @@ enum unwind_kind {                       /* struct unwind_row.kind */
     UNWIND_INVALID = 6,     /* rule we cannot follow: frame-pointer step */
     UNWIND_GAP = 7,         /* no FDE covers pc from here on: fp step */
 };
+/*
+ * Where the return address is: struct unwind_row.kind's high bits.
+ * Always UNWIND_RA_CFA8 on x86_64, whose call pushes it.  arm64's call
+ * leaves it in x30, which a function saves where it likes (usually
+ * beside x29, the frame record) or not at all (a leaf).
+ */
+#define UNWIND_KIND_MASK    0x0f
+#define UNWIND_RA_MASK      0x30
+#define UNWIND_RA_CFA8      0x00    /* at CFA - 8 */
+#define UNWIND_RA_LR        0x10    /* in the link register: not saved */
+#define UNWIND_RA_FP        0x20    /* at CFA + 8*rbp_off + 8, beside the
+                                       saved frame pointer */
+#define UNWIND_RA_SLOT      0x30    /* at CFA + 8*rbp_off; the frame
+                                       pointer is not saved */
 struct unwind_row {         /* 8 bytes, sorted by pc, unique pc */
     __u32 pc;               /* first vaddr (low 32 bits of vaddr - file's
                                pc_base) the row applies to, up to the
                                next row's pc */
     __u16 cfa_off;          /* bytes; larger than 65535 -> INVALID */
-    __u8  kind;             /* enum unwind_kind */
+    __u8  kind;             /* enum unwind_kind | UNWIND_RA_* */
     __s8  rbp_off;          /* rbp saved at CFA + 8*rbp_off; 0: rbp
-                               unchanged (same value as in the callee) */
+                               unchanged (same value as in the callee);
+                               UNWIND_RA_SLOT: the return address's */
 };
 struct unwind_page {        /* one per 64 KiB page of [pc_base, pc_end) */
     __u32 first;            /* index (within the file's rows) of the row

@@ -478,6 +478,20 @@ elf_file_size(const struct elf_file *ef)
 	return ef->size;
 }
 
+/*
+ * The file's e_machine (EM_X86_64, EM_AARCH64...), or -1: the unwind
+ * tables read the registers of the file's architecture, not the host's.
+ */
+int
+elf_file_machine(struct elf_file *ef)
+{
+	GElf_Ehdr	 eh;
+
+	if (gelf_getehdr(ef->e, &eh) == NULL)
+		return -1;
+	return eh.e_machine;
+}
+
 /* len bytes at off, all inside the file, or -1. */
 int
 elf_file_read(struct elf_file *ef, void *buf, size_t len, uint64_t off)

@@ -52,6 +52,7 @@ int		 elf_file_build_id(struct elf_file *, uint8_t *, size_t,
 int		 elf_file_has_symtab(struct elf_file *);
 struct elf_file_segment *elf_file_segments(struct elf_file *, size_t *);
 uint64_t	 elf_file_size(const struct elf_file *);
+int		 elf_file_machine(struct elf_file *);
 int		 elf_file_read(struct elf_file *, void *, size_t, uint64_t);
 int		 elf_file_offset_to_vaddr(const struct elf_file_segment *,
 		    size_t, uint64_t, uint64_t *);

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bpf/arch.h"
 #include "config/config.h"
 #include "util/log.h"
 #include "proc/procmaps.h"
@@ -196,7 +197,8 @@ python_proc_open(struct python *py, pid_t pid, const struct procmaps *maps,
 		    musl ? PYTHON_REFUSE_LIBC : PYTHON_REFUSE_LAYOUT, interp);
 		return NULL;
 	}
-#if !defined(__x86_64__)
+#if !ARCH_PY_TSD
+	/* bpf/arch.h knows no struct pthread of this architecture. */
 	python_refuse(py, pid, PYTHON_REFUSE_ARCH, interp);
 	return NULL;
 #endif

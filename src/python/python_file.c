@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpf/arch.h"
 #include "elf/elf_lookup.h"
 #include "proc/proc_root.h"
 #include "proc/procmaps.h"
@@ -253,7 +254,7 @@ python_file_info(const struct python_version *v, const struct python_file *f,
 	pi->co_filename = v->lay.co_filename;
 	pi->co_name = v->lay.co_name;
 	pi->co_code = v->co_code;
-	/* glibc 2.27+ x86_64: struct pthread's specific_1stblock, specific. */
-	pi->tsd_first = 0x310;
-	pi->tsd_second = 0x510;
+	/* glibc's struct pthread: specific_1stblock, specific. */
+	pi->tsd_first = ARCH_PY_TSD_FIRST;
+	pi->tsd_second = ARCH_PY_TSD_SECOND;
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/arch.h"
+
 struct elf_file;
 struct symtab;
 
@@ -25,13 +27,7 @@ struct symtab;
 #define GOPCLNTAB_MD_GOFUNC_118	38
 #define GOPCLNTAB_MD_GOFUNC_120	40
 
-#if defined(__x86_64__)
-#define GOPCLNTAB_R_RELATIVE	8	/* R_X86_64_RELATIVE */
-#elif defined(__aarch64__)
-#define GOPCLNTAB_R_RELATIVE	1027	/* R_AARCH64_RELATIVE */
-#else
-#define GOPCLNTAB_R_RELATIVE	0
-#endif
+#define GOPCLNTAB_R_RELATIVE	ARCH_R_RELATIVE	/* the host's */
 
 struct gopclntab_inl {
 	uint64_t	addr;

@@ -1,5 +1,6 @@
 /*
- * The framing of DWARF call frame information for x86_64: entries of
+ * The framing of DWARF call frame information (x86_64 and arm64 alike:
+ * the registers are unwind_cfi_run.c's business): entries of
  * .eh_frame and .debug_frame, CIEs with their augmentations, FDEs and
  * encoded pointers.  unwind_cfi_run.c runs the programs they hold.
  *

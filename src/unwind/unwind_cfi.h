@@ -25,8 +25,25 @@
 #define DW_EH_PE_indirect	0x80
 #define DW_EH_PE_omit		0xff
 
+/*
+ * The DWARF registers the rows follow, by the file's architecture
+ * (bpf/arch.h): the file's, not the host's, so that a table of an
+ * aarch64 file is built, and tested, on x86_64.
+ */
+struct unwind_cfi_regs {
+	uint64_t	 fp;
+	uint64_t	 sp;
+	uint64_t	 ra;
+	int		 arm64;		/* x30 may stay unsaved; no x86
+					   expressions to recognise */
+};
+
+extern const struct unwind_cfi_regs unwind_cfi_regs_x86_64;
+extern const struct unwind_cfi_regs unwind_cfi_regs_arm64;
+
 /* A section of CFI in memory. */
 struct unwind_cfi_sec {
+	const struct unwind_cfi_regs *regs;
 	const uint8_t	*data;
 	size_t		 size;
 	uint64_t	 vaddr;		/* of data[0], for pcrel */
@@ -56,7 +73,7 @@ struct unwind_cfi_state {
 	uint16_t	 deref_off;	/* CFI_CFA_DEREF's rsp offset, s16 */
 	uint64_t	 cfa_reg;
 	int64_t		 cfa_off;
-	struct unwind_cfi_rule rbp;
+	struct unwind_cfi_rule rbp;	/* the frame pointer: rbp, x29 */
 	struct unwind_cfi_rule ra;
 };
 

@@ -1,10 +1,13 @@
 /*
  * The CFA program of a CIE or an FDE, run into the rows of bpf/unwind.h.
- * Only what a walker needs is tracked: the CFA, where rbp is saved and
- * where the return address is.  Expressions are not evaluated: the
- * three that Debian's files contain (the PLT's, the signal trampoline's,
- * OpenSSL's realigned stack) are recognised by their bytes, anything
- * else makes the row UNWIND_INVALID.
+ * Only what a walker needs is tracked: the CFA, where the frame pointer
+ * (rbp, arm64's x29) is saved and where the return address is, in the
+ * registers of the file's architecture (struct unwind_cfi_regs).
+ * Expressions are not evaluated: the three that Debian's x86_64 files
+ * contain (the PLT's, the signal trampoline's, OpenSSL's realigned
+ * stack) are recognised by their bytes, anything else makes the row
+ * UNWIND_INVALID.  arm64's return address may stay in x30: the row says
+ * where it is (UNWIND_RA_*).
  *
  * The program is untrusted: every operand is checked against its end,
  * the location only moves forward and remember_state is bounded, so a
@@ -13,11 +16,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bpf/arch.h"
 #include "unwind_cfi.h"
 
-#define CFI_REG_RBP	6
-#define CFI_REG_RSP	7
-#define CFI_REG_RA	16
 #define CFI_STACK_MAX	16		/* remember_state nesting */
 #define CFI_DONE	(-3)		/* advanced past the FDE's end */
 
@@ -39,6 +40,13 @@ enum {
 	CFI_CFA_UNKNOWN,
 };
 
+const struct unwind_cfi_regs unwind_cfi_regs_x86_64 = {
+	ARCH_X86_64_DWARF_FP, ARCH_X86_64_DWARF_SP, ARCH_X86_64_DWARF_RA, 0
+};
+const struct unwind_cfi_regs unwind_cfi_regs_arm64 = {
+	ARCH_ARM64_DWARF_FP, ARCH_ARM64_DWARF_SP, ARCH_ARM64_DWARF_RA, 1
+};
+
 struct unwind_cfi_run_vm {
 	const struct unwind_cfi_sec	*sec;
 	const struct unwind_cfi_cie	*cie;
@@ -56,7 +64,7 @@ struct unwind_cfi_run_vm {
 static struct unwind_cfi_rule *
 unwind_cfi_run_rule(struct unwind_cfi_run_vm *vm, uint64_t reg)
 {
-	if (reg == CFI_REG_RBP)
+	if (reg == vm->sec->regs->fp)
 		return &vm->st.rbp;
 	if (reg == vm->cie->ra_reg)
 		return &vm->st.ra;
@@ -119,12 +127,50 @@ unwind_cfi_run_expr(const uint8_t *p, size_t len, uint16_t *off)
 	return CFI_CFA_DEREF;
 }
 
+/* A save at CFA + off as a slot of 8 bytes, or 0 when it is none. */
+static int8_t
+unwind_cfi_run_slot(int64_t off)
+{
+	if (off != 0 && off % 8 == 0 && off / 8 >= INT8_MIN &&
+	    off / 8 <= INT8_MAX)
+		return (int8_t)(off / 8);
+	return 0;
+}
+
+/*
+ * Where the return address is (UNWIND_RA_*), or -1.  x86_64's is at
+ * CFA - 8, always.  arm64's is in x30 until saved, then at CFA - 8 (a
+ * 16-byte frame record at the CFA), or beside the saved x29 (a larger
+ * frame), or alone (no frame pointer).
+ */
+static int
+unwind_cfi_run_ra(const struct unwind_cfi_run_vm *vm)
+{
+	const struct unwind_cfi_state	*st = &vm->st;
+
+	if (st->ra.how == CFI_R_OFFSET && st->ra.off == -8)
+		return UNWIND_RA_CFA8;
+	if (!vm->sec->regs->arm64)
+		return -1;
+	if (st->ra.how == CFI_R_SAME)
+		return UNWIND_RA_LR;
+	if (st->ra.how != CFI_R_OFFSET ||
+	    unwind_cfi_run_slot(st->ra.off) == 0)
+		return -1;
+	if (st->rbp.how == CFI_R_OFFSET && st->rbp.off + 8 == st->ra.off)
+		return UNWIND_RA_FP;
+	if (st->rbp.how == CFI_R_SAME || st->rbp.how == CFI_R_UNDEF)
+		return UNWIND_RA_SLOT;
+	return -1;
+}
+
 /* The row for the current state. */
 static void
 unwind_cfi_run_row(const struct unwind_cfi_run_vm *vm, struct unwind_row *r)
 {
 	const struct unwind_cfi_state	*st = &vm->st;
-	int64_t				 o;
+	const struct unwind_cfi_regs	*regs = vm->sec->regs;
+	int				 ra;
 
 	memset(r, 0, sizeof(*r));
 	r->kind = UNWIND_INVALID;
@@ -136,16 +182,15 @@ unwind_cfi_run_row(const struct unwind_cfi_run_vm *vm, struct unwind_row *r)
 		r->kind = UNWIND_SIGNAL;
 		return;
 	}
-	if (vm->cie->ra_reg != CFI_REG_RA || st->ra.how != CFI_R_OFFSET ||
-	    st->ra.off != -8)
+	if (vm->cie->ra_reg != regs->ra || (ra = unwind_cfi_run_ra(vm)) == -1)
 		return;
 	switch (st->cfa_how) {
 	case CFI_CFA_REG:
 		if (st->cfa_off < 0 || st->cfa_off > UINT16_MAX)
 			return;
-		if (st->cfa_reg == CFI_REG_RSP)
+		if (st->cfa_reg == regs->sp)
 			r->kind = UNWIND_CFA_RSP;
-		else if (st->cfa_reg == CFI_REG_RBP)
+		else if (st->cfa_reg == regs->fp)
 			r->kind = UNWIND_CFA_RBP;
 		else
 			return;
@@ -161,17 +206,18 @@ unwind_cfi_run_row(const struct unwind_cfi_run_vm *vm, struct unwind_row *r)
 	default:
 		return;
 	}
+	r->kind |= ra;
+	if (ra == UNWIND_RA_SLOT) {
+		r->rbp_off = unwind_cfi_run_slot(st->ra.off);
+		return;
+	}
 	switch (st->rbp.how) {
 	case CFI_R_SAME:
 	case CFI_R_UNDEF:
 		return;
 	case CFI_R_OFFSET:
-		o = st->rbp.off;
-		if (o != 0 && o % 8 == 0 && o / 8 >= INT8_MIN &&
-		    o / 8 <= INT8_MAX) {
-			r->rbp_off = (int8_t)(o / 8);
+		if ((r->rbp_off = unwind_cfi_run_slot(st->rbp.off)) != 0)
 			return;
-		}
 		break;
 	}
 	memset(r, 0, sizeof(*r));
@@ -374,7 +420,8 @@ unwind_cfi_run_exec(struct unwind_cfi_run_vm *vm, const uint8_t *p,
 		case 0x0f:		/* DW_CFA_def_cfa_expression */
 			CFI_ULEB(&v);
 			CFI_NEED(v);
-			st->cfa_how = unwind_cfi_run_expr(p, v, &st->deref_off);
+			st->cfa_how = vm->sec->regs->arm64 ? CFI_CFA_UNKNOWN :
+			    unwind_cfi_run_expr(p, v, &st->deref_off);
 			if (st->cfa_how == CFI_CFA_UNKNOWN)
 				(*vm->expr_unknown)++;
 			p += v;
@@ -385,6 +432,11 @@ unwind_cfi_run_exec(struct unwind_cfi_run_vm *vm, const uint8_t *p,
 		default:
 			return UNWIND_TABLE_ERR_OP;
 		}
+		/*
+		 * The advance_loc1/2/4 deltas are in code alignment units,
+		 * as advance_loc's: 1 on x86_64, 4 on arm64.
+		 */
+		delta *= vm->cie->code_align;
 advance:
 		if ((r = unwind_cfi_run_advance(vm, delta)) != UNWIND_CFI_OK)
 			return r;

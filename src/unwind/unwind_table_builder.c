@@ -114,6 +114,17 @@ unwind_table_builder_create(struct elf_file *ef, struct elf_file *debug,
 	int				 too_big = 0;
 
 	b = xcalloc(1, sizeof(*b));
+	/* The file's registers: a table of another architecture's is no use. */
+	switch (elf_file_machine(ef)) {
+	case EM_X86_64:
+		b->sec.regs = &unwind_cfi_regs_x86_64;
+		break;
+	case EM_AARCH64:
+		b->sec.regs = &unwind_cfi_regs_arm64;
+		break;
+	default:
+		goto fail;
+	}
 	if (lim != NULL)
 		b->lim = *lim;
 	if (b->lim.max_input == 0)
@@ -592,8 +603,8 @@ unwind_table_builder_finish(struct unwind_table_builder *b,
 	b->st.bytes = t->nrows * sizeof(*t->rows) +
 	    t->npages * sizeof(*t->pages);
 	for (i = 0; i < t->nrows; i++)
-		if (t->rows[i].kind <= UNWIND_GAP)
-			b->st.kinds[t->rows[i].kind]++;
+		if ((t->rows[i].kind & UNWIND_KIND_MASK) <= UNWIND_GAP)
+			b->st.kinds[t->rows[i].kind & UNWIND_KIND_MASK]++;
 done:
 	for (e = 0; e < UNWIND_TABLE_ERR_MAX; e++)
 		b->st.error_total += b->st.errors[e];

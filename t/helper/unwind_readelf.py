@@ -13,7 +13,14 @@ say of it, in the form t/unit/t-unwind_table.c prints for its own table:
 RULE is "rsp+N" or "rbp+N" (CFA), "plt", "deref+N" (CFA = *(rsp+N)+8),
 followed by " c-N" when rbp is saved at CFA-N; or "sig" (signal frame),
 "stop" (return address undefined), "inv" (anything else), "exp?" (an
-expression the raw ops did not show: should not happen).  FDEs are taken
+expression the raw ops did not show: should not happen).
+
+An aarch64 file (readelf -h says AArch64) has its own words: "sp+N" or
+"x29+N", " c-N" when x29 is saved at CFA-N, then where the return
+address x30 is, unless at CFA-8: " ra=lr" (not saved: in the register),
+" ra=fp" (beside the saved x29), " ra=c-N" (saved alone); "stop" where
+the raw ops made x30 undefined (frames-interp shows "u" for that and for
+a register with no rule yet alike); no expression is followed.  FDEs are taken
 by start address; one starting inside the previous cuts it short, as in
 libgcc's lookup.  Addresses no FDE covers are left out, and consecutive
 identical rows are merged.
@@ -67,24 +74,32 @@ def sections(lines):
         yield cur
 
 
+RA30 = re.compile(r'^DW_CFA_(\w+): r30 ')
+
+
 def expressions(path, want):
-    """Per FDE offset: [(loc, CFA expression in force or None)], from the
-    raw ops, following remember/restore_state as frames-interp does."""
+    """Per FDE offset: [(loc, (CFA expression in force or None, whether
+    r30 is undefined))], from the raw ops, following
+    remember/restore_state as frames-interp does."""
     ex = {}
     for sec, m, body in sections(readelf('frames', path)):
         if sec != want or m.group(4) != 'FDE':
             continue
         loc = int(re.search(r'pc=([0-9a-f]+)', m.group(5)).group(1), 16)
         cur = None
+        undef = False
         stack = []
-        hist = [(loc, None)]
+        hist = [(loc, (None, False))]
         for line in body:
             t = line.strip()
             a = ADVANCE.match(t)
             if a:
                 loc = int(a.group(1), 16)
-                hist.append((loc, cur))
+                hist.append((loc, (cur, undef)))
                 continue
+            r = RA30.match(t)
+            if r:
+                undef = r.group(1) == 'undefined'
             e = DEFEXPR.search(t)
             if e:
                 cur = e.group(1)
@@ -92,17 +107,54 @@ def expressions(path, want):
                                'DW_CFA_def_cfa_register')):
                 cur = None
             elif t.startswith('DW_CFA_remember_state'):
-                stack.append(cur)
+                stack.append((cur, undef))
             elif t.startswith('DW_CFA_restore_state') and stack:
-                cur = stack.pop()
-            hist[-1] = (hist[-1][0], cur)
+                cur, undef = stack.pop()
+            hist[-1] = (hist[-1][0], (cur, undef))
         ex[int(m.group(1), 16)] = hist
     return ex
 
 
 def expression_at(hist, loc):
     i = bisect.bisect_right([h[0] for h in hist], loc) - 1
-    return hist[i][1] if i >= 0 else None
+    return hist[i][1] if i >= 0 else (None, False)
+
+
+def canon_arm64(cols, cie, undef):
+    if undef:
+        return 'stop'
+    if 'S' in cie['aug']:
+        return 'sig'
+    if cie['ra'] != 30:
+        return 'inv'
+    m = re.match(r'^(sp|x29)\+(\d+)$', cols.get('CFA') or '')
+    if not m or int(m.group(2)) > 65535:
+        return 'inv'
+    base = cols['CFA']
+    fp = cols.get('x29', 'u')
+    ra = cols.get('ra', 'u')
+    fm = re.match(r'^c([+-]\d+)$', fp)
+    rm = re.match(r'^c([+-]\d+)$', ra)
+    if fp not in ('u', 's') and not (fm and slot(int(fm.group(1)))):
+        return 'inv'
+    if ra in ('u', 's'):
+        where = ' ra=lr'
+    elif rm and int(rm.group(1)) == -8:
+        where = ''
+    elif rm and slot(int(rm.group(1))):
+        if fm and int(fm.group(1)) + 8 == int(rm.group(1)):
+            where = ' ra=fp'
+        elif fm:
+            return 'inv'
+        else:
+            return '%s ra=c%+d' % (base, int(rm.group(1)))
+    else:
+        return 'inv'
+    return base + (' c%+d' % int(fm.group(1)) if fm else '') + where
+
+
+def slot(off):
+    return off != 0 and off % 8 == 0 and -128 <= off // 8 <= 127
 
 
 def classify(expr):
@@ -166,6 +218,9 @@ def main():
         names = [SECTION.match(x).group(1) for x in lines if SECTION.match(x)]
         want = '.eh_frame' if '.eh_frame' in names else '.debug_frame'
     exprs = expressions(path, want)
+    hdr = subprocess.run(['readelf', '-h', path], capture_output=True,
+                         text=True).stdout
+    arm64 = re.search(r'Machine:\s+AArch64', hdr) is not None
 
     cies = {}
     fdes = []
@@ -202,9 +257,14 @@ def main():
         if not rows:
             rows = [(start, cie['init'])]
         hist = exprs.get(off, [])
-        fdes.append((start, off, end,
-                     [(loc, canon(c, cie, expression_at(hist, loc)))
-                      for loc, c in rows]))
+        if arm64:
+            rules = [(loc, canon_arm64(c, cie,
+                                       expression_at(hist, loc)[1]))
+                     for loc, c in rows]
+        else:
+            rules = [(loc, canon(c, cie, expression_at(hist, loc)[0]))
+                     for loc, c in rows]
+        fdes.append((start, off, end, rules))
 
     fdes.sort(key=lambda x: (x[0], x[1]))
     out = []
