@@ -161,7 +161,7 @@ test_expect_success ROOT,BPF,TOOLS,GO 'pprof: mix (inlined) at its lines' '
 	go tool pprof -lines -top -nodecount=100 out/cpu/inl5110g/*.pb.gz \
 	    >pprof.top 2>&1 &&
 	cat pprof.top &&
-	grep -E " mix \(inlined\) .*/inlinew\.c:2[234]\$" pprof.top &&
+	grep -E " mix \(inlined\) .*/inlinew\.c:2[234]( \(inline\))?\$" pprof.top &&
 	grep -E " hash_block .*/inlinew\.c:(29|3[0-6])\$" pprof.top
 '
 

@@ -85,7 +85,7 @@ test_expect_success ROOT,BPF,GO 'go tool pprof: the program first, its path and 
 	sed -n "/^Mappings/,\$p" b.raw >b.maps &&
 	cat b.maps &&
 	grep -E "^1: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $PWD/b6002 $id \[FN\]\$" b.maps &&
-	grep -E "^[0-9]+: .*/libc\.so\.6 [0-9a-f]+ \[FN\]\$" b.maps
+	grep -E "^[0-9]+: .*/libc\.so\.6 [0-9a-f]+ \[FN\](\[FL\]\[LN\])?\$" b.maps
 '
 
 test_expect_success ROOT,BPF,GO 'addresses are in the file'"'"'s terms: addr2line names them' '

@@ -28,7 +28,7 @@ offsets () {
 	/^[0-9a-f]+ <arch_[a-z]+>:$/ {
 		f = $2; gsub(/[<>:]/, "", f); done = 0; next
 	}
-	f != "" && !done && /\(r1 \+ [0-9]+\)/ {
+	f ~ /^arch_(ip|sp|fp|lr|user)$/ && !done && /\(r1 \+ [0-9]+\)/ {
 		s = $0; sub(/.*\(r1 \+ /, "", s); sub(/\).*/, "", s)
 		print f, s; done = 1
 	}'
