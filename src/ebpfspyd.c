@@ -472,6 +472,7 @@ ebpfspyd_view_cb(struct metrics_view *v, void *arg)
 	v->collect = d->collect;
 	v->unwind = d->unwind;
 	v->v8 = runtimes_find(d->runtimes, &v8_runtime);
+	v->jvm = runtimes_find(d->runtimes, &jvm_runtime);
 }
 
 /* The runtimes, made as the table says; /metrics reads the unwinder's. */

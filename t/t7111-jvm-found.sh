@@ -27,9 +27,11 @@ fake_start () {
 }
 
 test_expect_success ROOT,BPF 'fake libjvm.so: refused by reason, counted once' '
-	profile_config <<-\EOF &&
+	profile_config <<-EOF &&
 	[profile]
 	sample_rate = 499
+	[metrics]
+	listen = unix:$TRASH_DIRECTORY/metrics.sock
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
 	fake_start garbage &&
@@ -40,6 +42,12 @@ test_expect_success ROOT,BPF 'fake libjvm.so: refused by reason, counted once' '
 	cat state &&
 	grep -E "refused file 0 tables 1 version 0 field 1 arch 0;" state &&
 	test $(grep -c "JVM not read" "$DAEMON_LOG") = 2 &&
+	curl -sS --max-time 5 --unix-socket "$TRASH_DIRECTORY/metrics.sock" \
+	    http://localhost/metrics >metrics.out &&
+	grep "^ebpfspy_jvm_refused_total" metrics.out &&
+	grep -x "ebpfspy_jvm_refused_total{reason=\"tables\"} 1" metrics.out &&
+	grep -x "ebpfspy_jvm_refused_total{reason=\"field\"} 1" metrics.out &&
+	grep -x "ebpfspy_jvm_refused_total{reason=\"version\"} 0" metrics.out &&
 	daemon_is_alive_ $(daemon_pid)
 '
 

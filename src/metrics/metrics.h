@@ -36,6 +36,7 @@ struct metrics_view {
 	struct collect		*collect;
 	struct unwind_maps	*unwind;
 	struct v8		*v8;
+	void			*jvm;		/* jvm_runtime's own */
 };
 typedef void	(*metrics_view_cb)(struct metrics_view *, void *);
 

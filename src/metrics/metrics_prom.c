@@ -30,6 +30,7 @@
 #include "sym/symstats.h"
 #include "unwind/unwind_maps.h"
 #include "v8/v8.h"
+#include "jvm/jvm_runtime.h"
 
 #ifndef EBPFSPY_VERSION
 #define EBPFSPY_VERSION	"unknown"
@@ -430,6 +431,29 @@ metrics_prom_v8(FILE *f, const struct metrics_view *d)
 		    v8_unnamed_name(i), st.unnamed[i]);
 }
 
+/* HotSpot JVMs (src/jvm/): found, refused by reason, frames named. */
+static void
+metrics_prom_jvm(FILE *f, const struct metrics_view *d)
+{
+	struct jvm_runtime_stats	 st;
+	int				 i;
+
+	memset(&st, 0, sizeof(st));
+	if (d->jvm != NULL)
+		jvm_runtime_stats(d->jvm, &st);
+	metrics_prom_gauge(f, "ebpfspy_jvm_processes",
+	    "HotSpot JVM processes read.", st.procs);
+	metrics_prom_counter(f, "ebpfspy_jvm_found_total",
+	    "JVM processes found and read.", st.found);
+	metrics_prom_family(f, "ebpfspy_jvm_refused_total", "counter",
+	    "JVM processes profiled natively, by reason.");
+	for (i = 0; i < JVM_REFUSE_MAX; i++)
+		metrics_prom_u64(f, "ebpfspy_jvm_refused_total", "reason",
+		    jvm_refusal_name(i), st.refused[i]);
+	metrics_prom_counter(f, "ebpfspy_jvm_frames_named_total",
+	    "Java frames named.", st.frames);
+}
+
 /* Unwind tables (src/unwind/unwind_maps.c) and how walks with them ended. */
 static void
 metrics_prom_unwind(FILE *f, const struct metrics_view *d)
@@ -538,6 +562,7 @@ metrics_prom_write(FILE *f, const struct metrics_view *d, const struct metrics_p
 	metrics_prom_symbols(f, &rs, &cs);
 	metrics_prom_unwind(f, d);
 	metrics_prom_v8(f, d);
+	metrics_prom_jvm(f, d);
 	if (d->collect != NULL)
 		symstats_prom(collect_symstats(d->collect), f);
 	if (mp != NULL)
