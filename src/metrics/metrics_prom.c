@@ -402,12 +402,23 @@ metrics_prom_push(FILE *f, const struct metrics_push *mp)
 	    "Samples merged into [other] by trimming.", mp->trimmed_samples);
 }
 
+/* A counter family of n values by reason, name(i) the reason of i. */
+static void
+metrics_prom_reasons(FILE *f, const char *family, const char *help, int n,
+    const char *(*name)(int), const uint64_t *v)
+{
+	int	 i;
+
+	metrics_prom_family(f, family, "counter", help);
+	for (i = 0; i < n; i++)
+		metrics_prom_u64(f, family, "reason", name(i), v[i]);
+}
+
 /* V8 processes (src/v8/) and their frames, named or not by reason. */
 static void
 metrics_prom_v8(FILE *f, const struct metrics_view *d)
 {
 	struct v8_stats	 st;
-	int		 i;
 
 	memset(&st, 0, sizeof(st));
 	if (d->v8 != NULL)
@@ -417,18 +428,14 @@ metrics_prom_v8(FILE *f, const struct metrics_view *d)
 	    st.procs);
 	metrics_prom_counter(f, "ebpfspy_v8_found_total",
 	    "V8 processes found and described to the walker.", st.found);
-	metrics_prom_family(f, "ebpfspy_v8_refused_total", "counter",
-	    "V8 processes profiled natively, by reason.");
-	for (i = 0; i < V8_REFUSE_MAX; i++)
-		metrics_prom_u64(f, "ebpfspy_v8_refused_total", "reason",
-		    v8_refusal_name(i), st.refused[i]);
+	metrics_prom_reasons(f, "ebpfspy_v8_refused_total",
+	    "V8 processes profiled natively, by reason.", V8_REFUSE_MAX,
+	    v8_refusal_name, st.refused);
 	metrics_prom_counter(f, "ebpfspy_v8_frames_named_total",
 	    "JavaScript frames recorded and named.", st.named);
-	metrics_prom_family(f, "ebpfspy_v8_frames_unnamed_total", "counter",
-	    "JavaScript frames recorded but not named, by reason.");
-	for (i = 0; i < V8_UNNAMED_MAX; i++)
-		metrics_prom_u64(f, "ebpfspy_v8_frames_unnamed_total", "reason",
-		    v8_unnamed_name(i), st.unnamed[i]);
+	metrics_prom_reasons(f, "ebpfspy_v8_frames_unnamed_total",
+	    "JavaScript frames recorded but not named, by reason.",
+	    V8_UNNAMED_MAX, v8_unnamed_name, st.unnamed);
 }
 
 /* HotSpot JVMs (src/jvm/): found, refused by reason, frames named. */
@@ -436,7 +443,6 @@ static void
 metrics_prom_jvm(FILE *f, const struct metrics_view *d)
 {
 	struct jvm_runtime_stats	 st;
-	int				 i;
 
 	memset(&st, 0, sizeof(st));
 	if (d->jvm != NULL)
@@ -445,11 +451,9 @@ metrics_prom_jvm(FILE *f, const struct metrics_view *d)
 	    "HotSpot JVM processes read.", st.procs);
 	metrics_prom_counter(f, "ebpfspy_jvm_found_total",
 	    "JVM processes found and read.", st.found);
-	metrics_prom_family(f, "ebpfspy_jvm_refused_total", "counter",
-	    "JVM processes profiled natively, by reason.");
-	for (i = 0; i < JVM_REFUSE_MAX; i++)
-		metrics_prom_u64(f, "ebpfspy_jvm_refused_total", "reason",
-		    jvm_refusal_name(i), st.refused[i]);
+	metrics_prom_reasons(f, "ebpfspy_jvm_refused_total",
+	    "JVM processes profiled natively, by reason.", JVM_REFUSE_MAX,
+	    jvm_refusal_name, st.refused);
 	metrics_prom_counter(f, "ebpfspy_jvm_frames_named_total",
 	    "Java frames named.", st.frames);
 }
