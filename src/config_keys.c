@@ -96,7 +96,7 @@ static const struct config_key config_profile_keys[] = {
 	    1, 127, NULL, "127", CONFIG_LIVE,
 	    "user frames walked with unwind tables, at most", NULL },
 	{ "profile", "unwind_table_bytes", CONFIG_INT,
-	    OFF(unwind_table_bytes), 1048576, 1LL << 32, NULL, "33554432",
+	    OFF(unwind_table_bytes), 1048576, 1LL << 32, NULL, "8388608",
 	    CONFIG_RESTART, "kernel memory for unwind table rows, bytes",
 	    NULL },
 	{ NULL }
