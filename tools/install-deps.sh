@@ -48,7 +48,7 @@ tests="prometheus curl xz-utils g++ nodejs elfutils dwz libc6-dbg python3 golang
 	libclang-rt-14-dev"
 if [ -n "$cross" ]; then
 	# The libraries the userspace links, as configure asks for them.
-	libs="libbpf-dev libelf-dev zlib1g-dev libev-dev libinih-dev
+	libs="libbpf-dev libelf-dev libdw-dev zlib1g-dev libev-dev libinih-dev
 		libprotobuf-c-dev libmicrohttpd-dev libcurl4-openssl-dev
 		liblzma-dev libiberty-dev libjson-c-dev libc6-dev"
 	dpkg --print-foreign-architectures | grep -qx arm64 ||
