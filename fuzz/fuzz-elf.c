@@ -24,9 +24,10 @@ fuzz_elf_symtab(const struct symtab *st)
 		return;
 	for (i = 0; i < st->n; i++) {
 		s = &st->v[i];
-		if (s->name >= st->names_len)
+		if ((s->name & ~SYMTAB_NAME_VERSIONED) >= st->names_len)
 			abort();
 		(void)strlen(symtab_name(st, s));
+		(void)strlen(symtab_system_name(st, s));
 		/* A symbol is found at its start (size 0: it has no room). */
 		if (s->size > 0 && symtab_find(st, s->addr) != s)
 			abort();
