@@ -33,24 +33,7 @@ uint64_t gHotSpotVMLongConstantEntryNameOffset;
 uint64_t gHotSpotVMLongConstantEntryValueOffset;
 uint64_t gHotSpotVMLongConstantEntryArrayStride;
 
-/* HotSpot's entries, as JDK 17 and 25 lay them out on x86_64. */
-struct fstruct {
-	const char	*type, *field, *tstr;
-	int32_t		 is_static;
-	uint64_t	 offset;
-	void		*address;
-};
-
-struct ftype {
-	const char	*name, *super;
-	int32_t		 oop, integer, uns;
-	uint64_t	 size;
-};
-
-struct fconst {
-	const char	*name;
-	int64_t		 value;
-};
+#include "fakejvm_entries.h"
 
 static int32_t major;
 static struct fstruct structs[16400];

@@ -14,24 +14,7 @@
 #include "jvm/jvm_mem.h"
 #include "jvm/jvm_structs.h"
 #include "tap.h"
-
-struct fstruct {
-	const char	*type, *field, *tstr;
-	int32_t		 is_static;
-	uint64_t	 offset;
-	void		*address;
-};
-
-struct ftype {
-	const char	*name, *super;
-	int32_t		 oop, integer, uns;
-	uint64_t	 size;
-};
-
-struct fconst {
-	const char	*name;
-	int64_t		 value;
-};
+#include "../helper/fakejvm_entries.h"
 
 static struct fstruct	 structs[128];
 static struct fstruct	 noend[8300];	/* more than a table may hold */
