@@ -60,6 +60,12 @@ sinks_batch_create(struct profile **profiles, size_t n, int64_t start,
 }
 
 void
+sinks_batch_final(struct sinks_batch *b)
+{
+	b->final = 1;
+}
+
+void
 sinks_batch_free(struct sinks_batch *b)
 {
 	size_t	 i;
