@@ -223,11 +223,35 @@ test_final_short(void)
 	roundfix_close(&f);
 }
 
+/* The flame graph to open first is a named service's. */
+static void
+test_busiest_named(void)
+{
+	struct roundfix		 f;
+	struct sinks		*s;
+	struct sinks_info	 si;
+	int64_t			 t = 1764670000LL * 1000000000;
+
+	roundfix_start(&f, "busiest", "");
+	s = sinks_create(NULL, f.conf);
+	sinks_round(s, f.conf, batch_of(f.conf->unknown_service, 500, t,
+	    1000000000));
+	sinks_info(s, &si);
+	ok(si.busiest == NULL, "only unknown_service sampled: none");
+	sinks_round(s, f.conf, batch_of("web", 5, t, 1000000000));
+	sinks_info(s, &si);
+	is_str(si.busiest != NULL ? si.busiest : "", "web",
+	    "a named service, if less busy than unknown_service");
+	sinks_free(s);
+	roundfix_close(&f);
+}
+
 int
 main(void)
 {
 	test_outlive_collect();
 	test_batch_freed();
 	test_final_short();
+	test_busiest_named();
 	return done_testing();
 }
