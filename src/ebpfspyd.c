@@ -279,6 +279,13 @@ ebpfspyd_stop(struct ebpfspyd *d, const char *why)
 	if (d->exiting)
 		return;
 	d->exiting = 1;
+	/*
+	 * The final round is the last: a round timer that came due with
+	 * the stop would run after it, in the same loop iteration, and
+	 * write a stray round of a few ms after the summary, drawn by no
+	 * flame graph.
+	 */
+	ev_io_stop(d->loop, &d->timer_io);
 	log_info("%s: stopping after a final round", why);
 	if (collect_round(d->collect, d->conf, 1) == -1)
 		log_warnx("final round failed");
@@ -341,7 +348,7 @@ ebpfspyd_timer_cb(struct ev_loop *loop, ev_io *w, int revents)
 			log_warn("timerfd read");
 		return;
 	}
-	if (n != sizeof(expired))
+	if (n != sizeof(expired) || d->exiting)
 		return;
 	/* A late round covers the whole time since the last one. */
 	if (expired > 1)
