@@ -113,9 +113,10 @@ test_expect_success ROOT,BPF 'its exit message points at a graph of the run' '
 '
 
 test_expect_success ROOT,BPF 'a short final round after full ones joins the last full one' '
-	{ printf "[daemon]\ncollect_interval = 2\n" && cat base.conf; } \
+	: rounds at 3 and 6 s, the final one at 7 s: a third of a round &&
+	{ printf "[daemon]\ncollect_interval = 3\n" && cat base.conf; } \
 	    >final.conf &&
-	run_burn final.conf 5 &&
+	run_burn final.conf 7 &&
 	folded_names >names &&
 	cat names &&
 	test $(wc -l <names) -ge 3 &&
@@ -132,7 +133,7 @@ test_expect_success ROOT,BPF 'a short final round after full ones joins the last
 	echo "$t" | grep -E "$TITLE_ERE" &&
 	test "$(title_total "$t")" = "$both" &&
 	s=$(title_span "$t") &&
-	test "$s" -ge 2 && test "$s" -le 5 &&
+	test "$s" -ge 3 && test "$s" -le 5 &&
 	p=$(opened) &&
 	test "$(svg_total "$p")" = "$(sum_of $(cat names))"
 '

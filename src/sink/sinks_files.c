@@ -180,11 +180,13 @@ sinks_files_last_find(const struct sinks_files *f, const struct profile *p)
 }
 
 /*
- * A final round shorter than a full one (a stop comes a few ms after
+ * A final round shorter than half a round (a stop comes a few ms after
  * the round before, at -t's end) would leave latest.svg with a handful
  * of samples: it shows the round before and it, merged, instead.  Not
  * drawn at all where there are no .folded files to merge: the round
- * before's picture stays.  Returns 0 to draw p alone.
+ * before's picture stays.  A longer one is a picture of its own (-t's
+ * timer comes a little before the round's one: the final round is a
+ * full round but for a few ms).  Returns 0 to draw p alone.
  */
 static int
 sinks_files_draw_short(struct sinks_files *f, const struct sinks_batch *b,
@@ -195,7 +197,7 @@ sinks_files_draw_short(struct sinks_files *f, const struct sinks_batch *b,
 	const char			*folded = f->pending[i].folded;
 
 	if (!b->final || b->end - b->start >=
-	    b->conf->collect_interval * 1000000000LL ||
+	    b->conf->collect_interval * 1000000000LL / 2 ||
 	    (l = sinks_files_last_find(f, b->profiles[i])) == NULL)
 		return 0;
 	if (l->folded == NULL || folded == NULL)

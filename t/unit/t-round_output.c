@@ -191,7 +191,7 @@ final_after(struct roundfix *f, const char *svc, uint64_t nfull,
  * The final round at a stop comes a few ms after the round before (-t
  * a multiple of collect_interval): latest.svg shows both, not the few
  * samples of the last ms.  A run shorter than a round is its final
- * round alone; a final round as long as a full one stands alone.
+ * round alone; a final round of half a round or more stands alone.
  */
 static void
 test_final_short(void)
@@ -212,9 +212,15 @@ test_final_short(void)
 	final_after(&f, "solo", 0, 3, 2000000000, "solo: cpu, 3 samples, "
 	    "2025-12-02 10:06:40-10:06:42 UTC",
 	    "a run shorter than a round: its final round");
-	final_after(&f, "full", 10, 4, 15000000000LL, "full: cpu, 4 samples, "
-	    "2025-12-02 10:06:55-10:07:10 UTC",
-	    "a full final round stands alone");
+	final_after(&f, "full", 10, 4, 14900000000LL, "full: cpu, 4 samples, "
+	    "2025-12-02 10:06:55-10:07:09 UTC",
+	    "a final round but for 0.1 s full stands alone");
+	final_after(&f, "half", 10, 4, 7500000000LL, "half: cpu, 4 samples, "
+	    "2025-12-02 10:06:55-10:07:02 UTC",
+	    "so does one of half a round");
+	final_after(&f, "less", 10, 4, 7400000000LL, "less: cpu, 14 samples, "
+	    "2025-12-02 10:06:40-10:07:02 UTC",
+	    "one shorter than half a round is merged");
 	/* Without folded files nothing to merge: the full round stays. */
 	f.conf->folded = 0;
 	final_after(&f, "nofold", 20, 1, 10000000, "nofold: cpu, 20 samples, "
