@@ -31,7 +31,8 @@ title_total () {
 title_span () {
 	echo "$1" | sed -n 's/.* \([0-9:]*\)-\([0-9:]*\) UTC$/\1 \2/p' |
 	awk '{ split($1, a, ":"); split($2, b, ":")
-	    d = (b[1] * 3600 + b[2] * 60 + b[3]) - (a[1] * 3600 + a[2] * 60 + a[3])
+	    d = b[1] * 3600 + b[2] * 60 + b[3]
+	    d -= a[1] * 3600 + a[2] * 60 + a[3]
 	    if (d < 0) d += 86400
 	    print d }'
 }
@@ -55,7 +56,10 @@ opened () {
 	sed -n "s/^open \(.*\) first: .*/\1/p" "$DAEMON_LOG"
 }
 
-TITLE_ERE='^b6003: cpu, [0-9]{1,3}(,[0-9]{3})* samples, 20[0-9]{2}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}-[0-9]{2}:[0-9]{2}:[0-9]{2} UTC$'
+# A title: service, type, samples thousands separated, the UTC span.
+T='[0-9]{2}:[0-9]{2}:[0-9]{2}'
+D='20[0-9]{2}-[0-9]{2}-[0-9]{2}'
+TITLE_ERE="^b6003: cpu, [0-9]{1,3}(,[0-9]{3})* samples, $D $T-$T UTC\$"
 
 # run_burn CONF SECONDS: b6003 busy while a daemon runs -t SECONDS.
 run_burn () {
@@ -112,7 +116,7 @@ test_expect_success ROOT,BPF 'its exit message points at a graph of the run' '
 	echo "$t" | grep "^b6003: cpu, last hour, [0-9,]* samples*, 20"
 '
 
-test_expect_success ROOT,BPF 'a short final round after full ones joins the last full one' '
+test_expect_success ROOT,BPF 'a short final round joins the last full one' '
 	: rounds at 3 and 6 s, the final one at 7 s: a third of a round &&
 	{ printf "[daemon]\ncollect_interval = 3\n" && cat base.conf; } \
 	    >final.conf &&
@@ -138,7 +142,7 @@ test_expect_success ROOT,BPF 'a short final round after full ones joins the last
 	test "$(svg_total "$p")" = "$(sum_of $(cat names))"
 '
 
-test_expect_success ROOT,BPF 'with only the unknown service sampled, no graph is suggested' '
+test_expect_success ROOT,BPF 'only unknown_service sampled: no graph named' '
 	sed -e "s/^comm = b6003$/&\nlabel.service_name = unknown/" \
 	    -e "s/target \"b6003\"/target \"idle\"/" base.conf >idle.conf &&
 	printf "[daemon]\ncollect_interval = 30\n" >>idle.conf &&

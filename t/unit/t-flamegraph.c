@@ -803,7 +803,8 @@ test_write(void)
 
 	p = round_profile(30);
 	sink_file_write(conf, p, WHEN);
-	ok(flamegraph_write(NULL, conf, p, NULL, WHEN) == 0, "flamegraph_write");
+	ok(flamegraph_write(NULL, conf, p, NULL, WHEN) == 0,
+	    "flamegraph_write");
 
 	svg = slurp("out/cpu/web_.._x/latest.svg");
 	ok(svg != NULL, "latest.svg written");
@@ -830,12 +831,12 @@ test_write(void)
 	path = path_of("out/cpu/web_.._x/last-hour.svg");
 	unlink(path);
 	conf->svg = 0;
-	ok(flamegraph_write(NULL, conf, p, NULL, WHEN) == 0 && stat(path, &sb) == -1,
-	    "svg = no writes nothing");
+	ok(flamegraph_write(NULL, conf, p, NULL, WHEN) == 0 &&
+	    stat(path, &sb) == -1, "svg = no writes nothing");
 	conf->svg = 1;
 	conf->folded = 0;
-	ok(flamegraph_write(NULL, conf, p, NULL, WHEN) == 0 && stat(path, &sb) == -1,
-	    "folded = no: no last-hour.svg");
+	ok(flamegraph_write(NULL, conf, p, NULL, WHEN) == 0 &&
+	    stat(path, &sb) == -1, "folded = no: no last-hour.svg");
 	free(path);
 	path = path_of("out/cpu/web_.._x/latest.svg");
 	ok(stat(path, &sb) == 0, "folded = no: latest.svg");
