@@ -236,13 +236,20 @@ ebpfspyd_round_log(struct ebpfspyd *d)
 	d->said_profiles += si.profiles;
 }
 
-/* At exit: where the profiles are, and which flame graph to open. */
+/*
+ * At exit: where the profiles are, and which flame graph to open: one
+ * that holds the run, last-hour.svg (made of the .folded files) when
+ * the run was shorter than an hour, else the last hour of it; without
+ * .folded files, latest.svg, the last round (with the final one).
+ * None when no named service was sampled on-CPU.
+ */
 static void
 ebpfspyd_summary(struct ebpfspyd *d)
 {
 	struct sinks_info	 si;
 	void			 (*say)(const char *, ...);
-	const char		*dir = d->conf->output_dir;
+	const char		*dir = d->conf->output_dir, *what;
+	int64_t			 ran;
 
 	say = log_isforeground() ? log_info : log_debug;
 	sinks_info(d->sinks, &si);
@@ -252,8 +259,17 @@ ebpfspyd_summary(struct ebpfspyd *d)
 	}
 	say("%llu profile%s in %s", (unsigned long long)d->said_profiles,
 	    d->said_profiles == 1 ? "" : "s", dir);
-	if (si.busiest != NULL && d->conf->svg)
-		say("open %s/cpu/%s/latest.svg first", dir, si.busiest);
+	if (si.busiest == NULL || !d->conf->svg)
+		return;
+	if (!d->conf->folded) {
+		say("open %s/cpu/%s/latest.svg first: the last round",
+		    dir, si.busiest);
+		return;
+	}
+	ran = clock_ns(CLOCK_MONOTONIC) - d->started;
+	what = ran < 3600 * 1000000000LL ? "the last hour, this run in full" :
+	    "the last hour of the run";
+	say("open %s/cpu/%s/last-hour.svg first: %s", dir, si.busiest, what);
 }
 
 /* Stop: a final round, then leave ev_run; main frees everything. */
@@ -263,6 +279,13 @@ ebpfspyd_stop(struct ebpfspyd *d, const char *why)
 	if (d->exiting)
 		return;
 	d->exiting = 1;
+	/*
+	 * The final round is the last: a round timer that came due with
+	 * the stop would run after it, in the same loop iteration, and
+	 * write a stray round of a few ms after the summary, drawn by no
+	 * flame graph.
+	 */
+	ev_io_stop(d->loop, &d->timer_io);
 	log_info("%s: stopping after a final round", why);
 	if (collect_round(d->collect, d->conf, 1) == -1)
 		log_warnx("final round failed");
@@ -325,7 +348,7 @@ ebpfspyd_timer_cb(struct ev_loop *loop, ev_io *w, int revents)
 			log_warn("timerfd read");
 		return;
 	}
-	if (n != sizeof(expired))
+	if (n != sizeof(expired) || d->exiting)
 		return;
 	/* A late round covers the whole time since the last one. */
 	if (expired > 1)

@@ -246,7 +246,7 @@ test_expect_success ROOT,BPF 'their root frames add up to the folded totals' '
 	echo "$all 1180.00" >expect &&
 	svg_roots out/cpu/b6000/last-hour.svg >actual &&
 	test_cmp expect actual &&
-	grep ">b6000: cpu, 20[0-9-]* [0-9:]* UTC</text>" \
+	grep ">b6000: cpu, [0-9,]* samples*, 20[0-9-]* [0-9:]*-[0-9:]* UTC</text>" \
 	    out/cpu/b6000/latest.svg
 '
 

@@ -149,6 +149,7 @@ collect_round(struct collect *c, const struct config *conf, int final)
 	const struct profile_key *keys;
 	const uint64_t		*vals;
 	struct profile		**profs;
+	struct sinks_batch	*b;
 	struct stacks_stats	 st;
 	struct stacknames_stats	 ns;
 	int64_t		 t0, t1, t2, t3, now, u0, u1, u2, u3;
@@ -196,8 +197,10 @@ collect_round(struct collect *c, const struct config *conf, int final)
 
 	/* The round's output is the sinks' from now on. */
 	profs = collect_profs_take(c->profs, &nprofs);
-	if (sinks_round(c->sinks, conf, sinks_batch_create(profs, nprofs,
-	    c->start_real, now)) == -1)
+	b = sinks_batch_create(profs, nprofs, c->start_real, now);
+	if (final)
+		sinks_batch_final(b);
+	if (sinks_round(c->sinks, conf, b) == -1)
 		rc = -1;
 	c->last_entries = n;
 	c->last_profiles = nprofs;

@@ -124,12 +124,29 @@ void		 flamegraph_hours_log_state(struct flamegraph_hours *);
 /*
  * flamegraph_write.c: the files sink's flame graphs of a profile
  * sink_file_write() has just written: <dir>/<type>/<service>/latest.svg
- * of the profile, and last-hour.svg of the .folded files of that
- * directory from the hour up to now, kept in hs from round to round
- * (NULL: read them all now).  Returns 0, or -1 after logging.
+ * of the profile or of shown (not NULL: a merge that ends with it), and
+ * last-hour.svg of the .folded files of that directory from the hour up
+ * to now, kept in hs from round to round (NULL: read them all now).
+ * Returns 0, or -1 after logging.  flamegraph_write_merge() is the
+ * profile of two rounds' .folded files, the first from start (ns), the
+ * second p's: what latest.svg shows of a round too short to stand
+ * alone.
  */
 int		 flamegraph_write(struct flamegraph_hours *,
-		    const struct config *, const struct profile *, time_t);
+		    const struct config *, const struct profile *,
+		    const struct profile *, time_t);
+struct profile	*flamegraph_write_merge(const struct profile *,
+		    const char *, const char *, int64_t);
+/*
+ * flamegraph_title.c: "service: type, [what, ]total, span UTC", the
+ * total in samples or seconds with thousands separated, the span
+ * "YYYY-MM-DD HH:MM:SS-HH:MM:SS" (the date again past midnight).
+ * flamegraph_title() returns -1 when a time is out of range.
+ */
+void		 flamegraph_title_total(char *, size_t, enum profile_type,
+		    uint64_t);
+int		 flamegraph_title(char *, size_t, const char *,
+		    enum profile_type, const char *, uint64_t, time_t, time_t);
 /*
  * With defer set, flamegraph_write() brings the hour up to date but
  * leaves last-hour.svg to flamegraph_write_pending(), which draws those

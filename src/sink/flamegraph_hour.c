@@ -311,6 +311,8 @@ flamegraph_hours_get(struct flamegraph_hours *hs, const char *dir,
 	h->used = now;
 	h->seen = hs->rounds;
 	files = flamegraph_hour_list(dir, d, now, h->from, &nfiles);
+	h->oldest = nfiles > 0 ? files[nfiles - 1].when : now;
+	h->nlisted = nfiles;
 
 	/*
 	 * The list, the buckets and the loose files held are all newest

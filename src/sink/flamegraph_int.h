@@ -86,6 +86,8 @@ struct flamegraph_hour {
 	struct flamegraph_hour_bucket **buckets; /* newest first */
 	size_t			 nbuckets;
 	time_t			 from;		/* before: left for memory */
+	time_t			 oldest;	/* file summed, its time */
+	size_t			 nlisted;	/* files summed */
 	size_t			 mem;		/* bytes held, about */
 	time_t			 used;
 	uint64_t		 seen;		/* the round it was used in */

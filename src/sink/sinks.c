@@ -60,6 +60,12 @@ sinks_batch_create(struct profile **profiles, size_t n, int64_t start,
 }
 
 void
+sinks_batch_final(struct sinks_batch *b)
+{
+	b->final = 1;
+}
+
+void
 sinks_batch_free(struct sinks_batch *b)
 {
 	size_t	 i;
@@ -149,7 +155,9 @@ sinks_configure(struct sinks *s, const struct config *conf)
 
 /*
  * What the round's log line says: its profiles, the services they are
- * of, and the busiest service yet, whose flame graph to open first.
+ * of, and the busiest service yet, whose flame graph to open first --
+ * a named one: [targets] unknown_service (what an idle machine's few
+ * samples mostly are) is no graph to point anyone at.
  */
 static void
 sinks_count(struct sinks *s, const struct sinks_batch *b)
@@ -172,7 +180,9 @@ sinks_count(struct sinks *s, const struct sinks_batch *b)
 		if (j == i)
 			s->info.services++;
 		if (profile_type(b->profiles[i]) != PROFILE_TYPE_CPU ||
-		    profile_total(b->profiles[i]) <= s->busiest_total)
+		    profile_total(b->profiles[i]) <= s->busiest_total ||
+		    *svc == '\0' || (b->conf->unknown_service != NULL &&
+		    strcmp(svc, b->conf->unknown_service) == 0))
 			continue;
 		s->busiest_total = profile_total(b->profiles[i]);
 		free(s->info.busiest);

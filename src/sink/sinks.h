@@ -27,6 +27,8 @@ int		 sinks_configure(struct sinks *, const struct config *);
 struct sinks_batch *sinks_batch_create(struct profile **, size_t, int64_t,
 		    int64_t);
 void		 sinks_batch_free(struct sinks_batch *);
+/* The batch is the final round's, at a stop, likely a short one. */
+void		 sinks_batch_final(struct sinks_batch *);
 /*
  * Hand a round's output to the sinks, which own it from now on: they
  * write its files and queue its push now, draw its flame graphs once

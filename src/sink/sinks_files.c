@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "flamegraph.h"
 #include "profile/pprof.h"
+#include "profile/profile.h"
 #include "retention.h"
 #include "sink_file.h"
 #include "sinks_int.h"
@@ -33,6 +34,12 @@ struct sinks_files_pending {
 	struct stat		 sb;
 };
 
+/* A latest.svg of the round before: "type/service", its .folded file. */
+struct sinks_files_last {
+	char			*key;
+	char			*folded;	/* NULL: none written */
+};
+
 struct sinks_files {
 	struct flamegraph_hours		*hours;		/* of last-hour.svg */
 	struct retention_cache		*retention;
@@ -40,6 +47,10 @@ struct sinks_files {
 	/* The .folded files of the round not drawn yet. */
 	struct sinks_files_pending	*pending;
 	size_t				 npending, pendingcap;
+	/* The full round drawn before, and when it started (ns). */
+	struct sinks_files_last		*last;
+	size_t				 nlast;
+	int64_t				 last_start;
 };
 
 /* last-hour.svg's sums: svg_hour_bytes for all, half of it for one. */
@@ -79,11 +90,26 @@ sinks_files_forget(struct sinks_files *f)
 }
 
 static void
+sinks_files_forget_last(struct sinks_files *f)
+{
+	size_t	 i;
+
+	for (i = 0; i < f->nlast; i++) {
+		free(f->last[i].key);
+		free(f->last[i].folded);
+	}
+	free(f->last);
+	f->last = NULL;
+	f->nlast = 0;
+}
+
+static void
 sinks_files_free(void *arg)
 {
 	struct sinks_files	*f = arg;
 
 	sinks_files_forget(f);
+	sinks_files_forget_last(f);
 	free(f->pending);
 	flamegraph_hours_free(f->hours);
 	retention_cache_free(f->retention);
@@ -126,6 +152,83 @@ sinks_files_round(void *arg, const struct sinks_batch *b)
 	return rc;
 }
 
+static char *
+sinks_files_key(const struct profile *p)
+{
+	char	*svc, *key;
+
+	svc = sink_file_service(profile_label_get(p, "service_name"));
+	xasprintf(&key, "%s/%s", profile_type_name(profile_type(p)), svc);
+	free(svc);
+	return key;
+}
+
+/* The round before's latest.svg of p's directory, if it drew one. */
+static const struct sinks_files_last *
+sinks_files_last_find(const struct sinks_files *f, const struct profile *p)
+{
+	const struct sinks_files_last	*l = NULL;
+	char				*key;
+	size_t				 i;
+
+	key = sinks_files_key(p);
+	for (i = 0; i < f->nlast && l == NULL; i++)
+		if (strcmp(f->last[i].key, key) == 0)
+			l = &f->last[i];
+	free(key);
+	return l;
+}
+
+/*
+ * A final round shorter than half a round (a stop comes a few ms after
+ * the round before, at -t's end) would leave latest.svg with a handful
+ * of samples: it shows the round before and it, merged, instead.  Not
+ * drawn at all where there are no .folded files to merge: the round
+ * before's picture stays.  A longer one is a picture of its own (-t's
+ * timer comes a little before the round's one: the final round is a
+ * full round but for a few ms).  Returns 0 to draw p alone.
+ */
+static int
+sinks_files_draw_short(struct sinks_files *f, const struct sinks_batch *b,
+    size_t i)
+{
+	const struct sinks_files_last	*l;
+	struct profile			*m;
+	const char			*folded = f->pending[i].folded;
+
+	if (!b->final || b->end - b->start >=
+	    b->conf->collect_interval * 1000000000LL / 2 ||
+	    (l = sinks_files_last_find(f, b->profiles[i])) == NULL)
+		return 0;
+	if (l->folded == NULL || folded == NULL)
+		return 1;
+	if ((m = flamegraph_write_merge(b->profiles[i], l->folded, folded,
+	    f->last_start)) == NULL)
+		return 0;
+	if (flamegraph_write(f->hours, b->conf, b->profiles[i], m,
+	    b->wall) == -1)
+		f->errors++;
+	profile_free(m);
+	return 1;
+}
+
+/* This round's latest.svg files, for a short one after it. */
+static void
+sinks_files_keep_last(struct sinks_files *f, const struct sinks_batch *b)
+{
+	size_t	 i;
+
+	sinks_files_forget_last(f);
+	f->last = xcalloc(f->npending, sizeof(*f->last));
+	for (i = 0; i < f->npending; i++) {
+		f->last[i].key = sinks_files_key(b->profiles[i]);
+		f->last[i].folded = f->pending[i].folded;
+		f->pending[i].folded = NULL;
+	}
+	f->nlast = f->npending;
+	f->last_start = b->start;
+}
+
 /* The flame graphs of the round's profiles: latest.svg, the hour. */
 static void
 sinks_files_draw(void *arg, const struct sinks_batch *b)
@@ -144,11 +247,14 @@ sinks_files_draw(void *arg, const struct sinks_batch *b)
 		if (e->folded != NULL)
 			flamegraph_hours_known(f->hours, e->folded, &e->sb,
 			    b->profiles[i]);
-		if (flamegraph_write(f->hours, b->conf, b->profiles[i],
+		if (!sinks_files_draw_short(f, b, i) &&
+		    flamegraph_write(f->hours, b->conf, b->profiles[i], NULL,
 		    b->wall) == -1)
 			f->errors++;
 		flamegraph_hours_known(f->hours, NULL, NULL, NULL);
 	}
+	if (b != NULL && b->conf->svg)
+		sinks_files_keep_last(f, b);
 	sinks_files_forget(f);
 	if ((h = flamegraph_write_pending(f->hours)) == -1)
 		f->errors++;

@@ -22,6 +22,7 @@ struct sinks_batch {
 	struct pprof_buf	*bufs;		/* NULL: not encoded */
 	int64_t			 start, end;	/* ns since the epoch */
 	time_t			 wall;		/* end, in seconds */
+	int			 final;		/* the round at a stop */
 	const struct config	*conf;
 };
 

@@ -192,13 +192,13 @@ main(int argc, char *argv[])
 		t2 = sinkcost_ms();
 		/* latest.svg alone, then both: the difference is the hour. */
 		conf->folded = 0;
-		flamegraph_write(hs, conf, p, t);
+		flamegraph_write(hs, conf, p, NULL, t);
 		conf->folded = 1;
 		t3 = sinkcost_ms();
 		if (hs != NULL && folded != NULL)
 			flamegraph_hours_known(hs, folded, &sb, p);
 		free(folded);
-		flamegraph_write(hs, conf, p, t);
+		flamegraph_write(hs, conf, p, NULL, t);
 		t4 = sinkcost_ms();
 		retention_run(conf, t);
 		t5 = sinkcost_ms();

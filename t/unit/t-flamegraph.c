@@ -803,21 +803,24 @@ test_write(void)
 
 	p = round_profile(30);
 	sink_file_write(conf, p, WHEN);
-	ok(flamegraph_write(NULL, conf, p, WHEN) == 0, "flamegraph_write");
+	ok(flamegraph_write(NULL, conf, p, NULL, WHEN) == 0,
+	    "flamegraph_write");
 
 	svg = slurp("out/cpu/web_.._x/latest.svg");
 	ok(svg != NULL, "latest.svg written");
 	is_int(total_of(svg), 31, "latest.svg: this round");
-	ok(svg != NULL && strstr(svg, ">web_.._x: cpu, 2026-12-02 10:15:00 "
-	    "UTC</text>") != NULL, "latest.svg: service, type and time");
+	ok(svg != NULL && strstr(svg, ">web_.._x: cpu, 31 samples, "
+	    "2026-12-02 10:15:00-10:15:00 UTC</text>") != NULL,
+	    "latest.svg: service, type, total and span");
 	free(svg);
 	svg = slurp("out/cpu/web_.._x/last-hour.svg");
 	ok(svg != NULL, "last-hour.svg written");
 	is_int(total_of(svg), 201 + 31, "last-hour.svg: the rounds of the "
 	    "last hour, nothing planted");
-	ok(svg != NULL && strstr(svg, ">web_.._x: cpu, last hour, "
-	    "2026-12-02 09:15:00 to 10:15:00 UTC</text>") != NULL,
-	    "last-hour.svg: the hour in the title");
+	ok(svg != NULL && strstr(svg, ">web_.._x: cpu, last hour, 232 samples, "
+	    "2026-12-02 09:44:45-10:15:00 UTC</text>") != NULL,
+	    "last-hour.svg: total, and the span from the oldest round's "
+	    "start in the title");
 	free(svg);
 	is_int(hidden_files(dir), 0, "no temporary file left");
 
@@ -828,12 +831,12 @@ test_write(void)
 	path = path_of("out/cpu/web_.._x/last-hour.svg");
 	unlink(path);
 	conf->svg = 0;
-	ok(flamegraph_write(NULL, conf, p, WHEN) == 0 && stat(path, &sb) == -1,
-	    "svg = no writes nothing");
+	ok(flamegraph_write(NULL, conf, p, NULL, WHEN) == 0 &&
+	    stat(path, &sb) == -1, "svg = no writes nothing");
 	conf->svg = 1;
 	conf->folded = 0;
-	ok(flamegraph_write(NULL, conf, p, WHEN) == 0 && stat(path, &sb) == -1,
-	    "folded = no: no last-hour.svg");
+	ok(flamegraph_write(NULL, conf, p, NULL, WHEN) == 0 &&
+	    stat(path, &sb) == -1, "folded = no: no last-hour.svg");
 	free(path);
 	path = path_of("out/cpu/web_.._x/latest.svg");
 	ok(stat(path, &sb) == 0, "folded = no: latest.svg");
@@ -933,11 +936,11 @@ test_hour(void)
 			spit("hour/cpu/inc/20261202T112000Z.folded",
 			    "app;planted;x 40\n");
 		}
-		if (flamegraph_write(hs, conf, p, t) == -1)
+		if (flamegraph_write(hs, conf, p, NULL, t) == -1)
 			ok(0, "round %d: incremental write", k);
 		flamegraph_hours_sweep(hs, t);
 		inc = slurp("hour/cpu/inc/last-hour.svg");
-		if (flamegraph_write(NULL, conf, p, t) == -1)
+		if (flamegraph_write(NULL, conf, p, NULL, t) == -1)
 			ok(0, "round %d: full write", k);
 		full = slurp("hour/cpu/inc/last-hour.svg");
 		rounds++;
@@ -964,9 +967,9 @@ test_hour(void)
 	p = hour_profile(16, 0);
 	t += 450;
 	hour_write(hs, conf, p, t);
-	flamegraph_write(hs, conf, p, t);
+	flamegraph_write(hs, conf, p, NULL, t);
 	inc = slurp("hour/cpu/inc/last-hour.svg");
-	flamegraph_write(NULL, conf, p, t);
+	flamegraph_write(NULL, conf, p, NULL, t);
 	full = slurp("hour/cpu/inc/last-hour.svg");
 	ok(inc != NULL && full != NULL && strcmp(inc, full) == 0,
 	    "a dropped hour is read again from the files");
@@ -1006,7 +1009,7 @@ test_hour_known(void)
 	    "folded") != NULL, "the .folded file written is told");
 	flamegraph_hours_known(hs, folded, &sb, q);
 	free(folded);
-	flamegraph_write(hs, conf, p, WHEN);
+	flamegraph_write(hs, conf, p, NULL, WHEN);
 	svg = slurp("known/cpu/kn/last-hour.svg");
 	ok(svg != NULL && strstr(svg, "<title>from_memory (7 ") != NULL &&
 	    strstr(svg, "<title>written (") == NULL,
@@ -1021,7 +1024,7 @@ test_hour_known(void)
 	unlink(folded);
 	free(folded);
 	spit(rel, "app;replaced 3\n");
-	flamegraph_write(hs, conf, p, WHEN + 10);
+	flamegraph_write(hs, conf, p, NULL, WHEN + 10);
 	svg = slurp("known/cpu/kn/last-hour.svg");
 	ok(svg != NULL && strstr(svg, "<title>replaced (3 ") != NULL &&
 	    strstr(svg, "<title>from_memory (7 ") != NULL,
@@ -1063,11 +1066,11 @@ test_hour_budget(void)
 			budget = 2500;
 			flamegraph_hours_budget(hs, budget);
 		}
-		flamegraph_write(hs, conf, p, t);
+		flamegraph_write(hs, conf, p, NULL, t);
 		inc = slurp("budget/cpu/inc/last-hour.svg");
 		once = flamegraph_hours_create();
 		flamegraph_hours_budget(once, budget);
-		flamegraph_write(once, conf, p, t);
+		flamegraph_write(once, conf, p, NULL, t);
 		flamegraph_hours_free(once);
 		full = slurp("budget/cpu/inc/last-hour.svg");
 		rounds++;
@@ -1345,7 +1348,7 @@ test_hour_bound(void)
 			/* last-hour.svg says what it covers. */
 			p = hour_round(svc[0], k, 20);
 			hour_write(hs, conf, p, t + 1);
-			flamegraph_write(hs, conf, p, t + 1);
+			flamegraph_write(hs, conf, p, NULL, t + 1);
 			xasprintf(&path, "%s/last-hour.svg", dir[0]);
 			svg = NULL;
 			cap = 0;
