@@ -4,12 +4,16 @@
  * exec leaves this for later: every process is profiled, and what its
  * target is only matters once it has samples.
  *
+ * The daemon itself is not profiled unless [profile] profile_self is
+ * set: BPF is told so, and drops its samples.
+ *
  * And which service its samples go to (pids_service): its own labels,
- * unless nothing names it but its comm (no target, no unit, no
+ * unless nothing names it but its program (no target, no unit, no
  * container) and it is a short command -- it exited less than
- * [targets] short_lived_ms after its fork -- or its comm could not be
- * read: then its parent's service, up the parents the daemon knows of,
- * else [targets] unknown_service.  A shell's rm, a cron job's curl and
+ * [targets] short_lived_ms after its fork -- or nothing names it at
+ * all: its comm could not be read, or it is a helper like sleep or a
+ * memfd program (target_name.c).  Then its parent's service, up the
+ * parents the daemon knows of, else [targets] unknown_service.  A shell's rm, a cron job's curl and
  * a build's cc1 go to the shell's, cron's or make's service instead of
  * making a service each; a program that runs for longer keeps its name.
  */
@@ -42,12 +46,20 @@ pids_target(struct pids *p, struct pids_proc *proc)
 {
 	struct target_facts	 f;
 	struct cgroup_info	 cg;
-	char			 path[64], exe[PATH_MAX];
+	char			 path[64], exe[PATH_MAX], argv[4096];
 	ssize_t			 n;
 
 	memset(&f, 0, sizeof(f));
 	f.pid = proc->pid;
 	f.comm = proc->comm;
+	f.self = proc->pid == getpid();
+	/* A shell or an interpreter is named by what it runs. */
+	if (target_name_wants_argv(proc->comm) &&
+	    (n = proc_read_file(proc->pid, "cmdline", argv,
+	    sizeof(argv))) > 0) {
+		f.argv = argv;
+		f.argvlen = n;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)proc->pid);
 	if (target_conf_uses_exe(p->conf) &&
 	    (n = readlink(path, exe, sizeof(exe) - 1)) > 0) {
@@ -62,7 +74,8 @@ pids_target(struct pids *p, struct pids_proc *proc)
 	proc->labels = target_labels(p->conf, &f);
 	proc->labels_pending = 0;
 	if (proc->labels == NULL ||
-	    (proc->kthread && !p->conf->collect_kthreads))
+	    (proc->kthread && !p->conf->collect_kthreads) ||
+	    (f.self && !p->conf->profile_self))
 		proc->type = PROFILE_PID_NONE;
 	else
 		proc->type = PROFILE_PID_FP;
