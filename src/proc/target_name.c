@@ -6,7 +6,8 @@
  *   memfd:..., a helper that only waits or runs another program (sleep,
  *   timeout, nohup, env, ...)      -> no name: its parent's service
  *   a shell (sh, bash, ...)       -> the script it runs, else the first
- *                                    word of its -c command, else itself
+ *                                    word of its -c command (unless a
+ *                                    builtin), else itself
  *   an interpreter (python3, node, ruby, perl, php, java)
  *                                 -> its script, -m module or -jar file,
  *                                    else itself
@@ -30,6 +31,13 @@
 static const char *const target_name_helpers[] = {
 	"sleep", "timeout", "nohup", "env", "nice", "ionice", "setsid",
 	"stdbuf", "flock", "xargs", "time", "chrt", "taskset", NULL
+};
+
+/* A -c command that starts with one of these names no program. */
+static const char *const target_name_builtins[] = {
+	"if", "while", "until", "for", "case", "{", "!", "cd", ":", ".",
+	"true", "false", "echo", "printf", "set", "export", "source", "trap",
+	"umask", "ulimit", "test", "[", "read", "wait", "eval", NULL
 };
 
 static const char *const target_name_shells[] = {
@@ -168,7 +176,8 @@ target_name_file(const char *path, int strip, char *buf, size_t len)
 
 /*
  * The first word of a shell's -c command, past assignments and "exec":
- * the program it runs first.
+ * the program it runs first.  None if the command starts with a
+ * reserved word or a builtin.
  */
 static int
 target_name_command(const char *cmd, char *buf, size_t len)
@@ -186,6 +195,8 @@ target_name_command(const char *cmd, char *buf, size_t len)
 		memcpy(word, w, n);
 		word[n] = '\0';
 		w += n;
+		if (target_name_in(word, target_name_builtins))
+			return -1;
 		if (strcmp(word, "exec") != 0 && strchr(word, '=') == NULL)
 			return target_name_file(word, 1, buf, len);
 	}
