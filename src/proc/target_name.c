@@ -168,6 +168,9 @@ target_name_file(const char *path, int strip, char *buf, size_t len)
 	base = strrchr(path, '/');
 	base = base != NULL ? base + 1 : path;
 	n = strlen(base);
+	/* A descriptor (bash /dev/fd/3) is no name. */
+	if (strspn(base, "0123456789") == n)
+		return -1;
 	if (strip && (dot = strrchr(base, '.')) != NULL && dot != base)
 		n = dot - base;
 	target_name_clean(base, n, buf, len);
@@ -185,9 +188,13 @@ target_name_command(const char *cmd, char *buf, size_t len)
 	const char	*w, *seps = " \t\n;&|()<>\"'`";
 	char		 word[256];
 	size_t		 n;
+	int		 redir;
 
 	for (w = cmd;;) {
-		w += strspn(w, seps);
+		n = strspn(w, seps);
+		/* The file of a redirection: ">log ./x", "2>&1 ./x". */
+		redir = memchr(w, '<', n) != NULL || memchr(w, '>', n) != NULL;
+		w += n;
 		if ((n = strcspn(w, seps)) == 0)
 			return -1;
 		if (n >= sizeof(word))
@@ -195,6 +202,9 @@ target_name_command(const char *cmd, char *buf, size_t len)
 		memcpy(word, w, n);
 		word[n] = '\0';
 		w += n;
+		if (redir || ((*w == '<' || *w == '>') &&
+		    strspn(word, "0123456789") == n))
+			continue;
 		if (target_name_in(word, target_name_builtins))
 			return -1;
 		if (strcmp(word, "exec") != 0 && strchr(word, '=') == NULL)

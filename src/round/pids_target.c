@@ -21,6 +21,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@
 #include "pids_int.h"
 #include "proc/target.h"
 #include "util/log.h"
+#include "util/xmalloc.h"
 
 /*
  * Which target takes the process, with what labels; not profiled when
@@ -46,20 +48,17 @@ pids_target(struct pids *p, struct pids_proc *proc)
 {
 	struct target_facts	 f;
 	struct cgroup_info	 cg;
-	char			 path[64], exe[PATH_MAX], argv[4096];
+	char			 path[64], exe[PATH_MAX];
 	ssize_t			 n;
 
 	memset(&f, 0, sizeof(f));
 	f.pid = proc->pid;
 	f.comm = proc->comm;
 	f.self = proc->pid == getpid();
-	/* A shell or an interpreter is named by what it runs. */
-	if (target_name_wants_argv(proc->comm) &&
-	    (n = proc_read_file(proc->pid, "cmdline", argv,
-	    sizeof(argv))) > 0) {
-		f.argv = argv;
-		f.argvlen = n;
-	}
+	if (proc->argv == NULL)
+		pids_target_argv(proc);
+	f.argv = proc->argv;
+	f.argvlen = proc->argvlen;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)proc->pid);
 	if (target_conf_uses_exe(p->conf) &&
 	    (n = readlink(path, exe, sizeof(exe) - 1)) > 0) {
@@ -79,6 +78,31 @@ pids_target(struct pids *p, struct pids_proc *proc)
 		proc->type = PROFILE_PID_NONE;
 	else
 		proc->type = PROFILE_PID_FP;
+}
+
+/*
+ * A shell or an interpreter is named by what it runs, its command line
+ * (target_name.c): read now, at its exec or when it is first looked
+ * at, as it is gone once the process exits -- and the labels of most
+ * processes are looked up at the end of a round, or when a short
+ * command's parent is.  Only these programs' are read: one read of
+ * /proc at their exec, none at others'.
+ */
+void
+pids_target_argv(struct pids_proc *proc)
+{
+	char	 buf[4096];
+	ssize_t	 n;
+
+	free(proc->argv);
+	proc->argv = NULL;
+	proc->argvlen = 0;
+	if (!target_name_wants_argv(proc->comm) ||
+	    (n = proc_read_file(proc->pid, "cmdline", buf, sizeof(buf))) <= 0)
+		return;
+	proc->argv = xmalloc(n);
+	memcpy(proc->argv, buf, n);
+	proc->argvlen = n;
 }
 
 /*
