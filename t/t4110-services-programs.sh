@@ -155,4 +155,25 @@ test_expect_success ROOT,BPF,CGROUP2 'profile_self: the daemon is service ebpfsp
 	test_must_be_empty self.no
 '
 
+test_expect_success ROOT,BPF,CGROUP2 'profile_self changes on reload' '
+	slice &&
+	rm -rf out &&
+	sed "s/profile_self = no/profile_self = yes/" self.conf >yes.conf &&
+	cp self.conf reload.conf &&
+	grep -q "profile_self = no" reload.conf &&
+	opath=$PATH && PATH=$PWD/bin:$PATH &&
+	daemon_start -c reload.conf -o out &&
+	PATH=$opath &&
+	in_slice sh job4110.sh &&
+	services_with "^e4110d;" >before &&
+	cp yes.conf reload.conf &&
+	daemon_signal HUP &&
+	daemon_wait_log "^reloaded " &&
+	in_slice sh job4110.sh &&
+	in_slice sh job4110.sh &&
+	daemon_stop &&
+	test_must_be_empty before &&
+	test "$(services_with "^e4110d;")" = ebpfspyd
+'
+
 test_done
