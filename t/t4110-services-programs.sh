@@ -58,6 +58,7 @@ test_expect_success 'setup' '
 	sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0)
 	EOF
 '
+
 test_expect_success ROOT,BPF,CGROUP2 'a shell script is its service, sleep goes to it' '
 	slice &&
 	rm -rf out &&

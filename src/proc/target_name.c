@@ -68,6 +68,7 @@ static const char *const node_args[] = { "-r", "--require", "--import",
 static const char *const node_code[] = { "-e", "--eval", "-p", "--print",
 	NULL };
 static const char *const ruby_args[] = { "-I", "-r", "-C", "-E", NULL };
+static const char *const ruby_code[] = { "-e", NULL };
 static const char *const perl_args[] = { "-I", "-M", "-m", NULL };
 static const char *const perl_code[] = { "-e", "-E", NULL };
 static const char *const php_args[] = { "-d", "-c", "-z", NULL };
@@ -85,7 +86,7 @@ static const struct target_name_interp target_name_interps[] = {
 	{ "pypy*", py_args, py_names, py_code, 1 },
 	{ "node", node_args, none, node_code, 1 },
 	{ "nodejs", node_args, none, node_code, 1 },
-	{ "ruby*", ruby_args, none, perl_code, 1 },
+	{ "ruby*", ruby_args, none, ruby_code, 1 },
 	{ "perl*", perl_args, none, perl_code, 1 },
 	{ "php*", php_args, php_names, php_code, 1 },
 	{ "java", java_args, java_names, none, 0 },

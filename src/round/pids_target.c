@@ -13,9 +13,10 @@
  * [targets] short_lived_ms after its fork -- or nothing names it at
  * all: its comm could not be read, or it is a helper like sleep or a
  * memfd program (target_name.c).  Then its parent's service, up the
- * parents the daemon knows of, else [targets] unknown_service.  A shell's rm, a cron job's curl and
- * a build's cc1 go to the shell's, cron's or make's service instead of
- * making a service each; a program that runs for longer keeps its name.
+ * parents the daemon knows of, else [targets] unknown_service.  A
+ * shell's rm, a cron job's curl and a build's cc1 go to the shell's,
+ * cron's or make's service instead of making a service each; a program
+ * that runs for longer keeps its name.
  */
 #include <sys/types.h>
 
