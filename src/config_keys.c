@@ -65,6 +65,8 @@ static const struct config_key config_profile_keys[] = {
 	    0, NULL, "no", CONFIG_LIVE, "profile kernel threads", NULL },
 	{ "profile", "collect_idle", CONFIG_BOOL, OFF(collect_idle), 0, 0, NULL,
 	    "no", CONFIG_LIVE, "count samples of the idle task", NULL },
+	{ "profile", "profile_self", CONFIG_BOOL, OFF(profile_self), 0, 0,
+	    NULL, "no", CONFIG_LIVE, "profile the daemon itself", NULL },
 	{ "profile", "offcpu_states", CONFIG_ENUM, OFF(offcpu_states), 0, 0,
 	    offcpu_states_enum, "both", CONFIG_LIVE,
 	    "blocked states counted off-CPU", NULL },

@@ -6,20 +6,9 @@ name, none is named after a pid'
 . "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
 
-# The workloads run in a cgroup of their own that is no systemd unit: on
-# a host with systemd the test's own session scope would name them.
-CG=/sys/fs/cgroup/unified
-test -d $CG || CG=/sys/fs/cgroup
-test_lazy_prereq CGROUP2 '
-	test "$(id -u)" = 0 && test -f '$CG'/cgroup.procs &&
-	mkdir '$CG'/ebpfspy-probe4101.slice &&
-	rmdir '$CG'/ebpfspy-probe4101.slice
-'
-
-# in_slice CMD...: run CMD in $CG/t4101.slice.
-in_slice () {
-	sh -c 'echo $$ >"$0"/t4101.slice/cgroup.procs && exec "$@"' "$CG" "$@"
-}
+# The workloads run in a cgroup of their own that is no unit.
+SLICE=t4101.slice
+. "$EBPFSPY_SOURCE_DIR/t/lib-slice.sh"
 
 # short_commands N FILE: a script that runs N burns of 50 ms, s4101,
 # one after the other, their output in FILE.
@@ -51,8 +40,7 @@ test_expect_success 'a bad unknown_service is a configuration error' '
 '
 
 test_expect_success ROOT,BPF,CGROUP2,PYTHON3 'short commands go to their parent, a longer one keeps its name' '
-	mkdir -p $CG/t4101.slice &&
-	test_when_finished "rmdir $CG/t4101.slice" &&
+	slice &&
 	mkworkload sh p4101 &&
 	mkworkload burn s4101 &&
 	mkworkload burn l4101 &&
@@ -89,8 +77,7 @@ test_expect_success ROOT,BPF,CGROUP2,PYTHON3 'short commands go to their parent,
 
 test_expect_success ROOT,BPF,CGROUP2 'subshells that exit at once: no service named after a pid' '
 	rm -rf out &&
-	mkdir -p $CG/t4101.slice &&
-	test_when_finished "rmdir $CG/t4101.slice" &&
+	slice &&
 	profile_config </dev/null &&
 	daemon_start -c ebpfspy.conf -o out &&
 	in_slice ./p4101 -c "
@@ -118,8 +105,7 @@ test_expect_success ROOT,BPF,CGROUP2 'subshells that exit at once: no service na
 
 test_expect_success ROOT,BPF,CGROUP2,PYTHON3 'short_lived_ms = 0: every command is its own service' '
 	rm -rf out &&
-	mkdir -p $CG/t4101.slice &&
-	test_when_finished "rmdir $CG/t4101.slice" &&
+	slice &&
 	profile_config <<-\EOF &&
 	[profile]
 	sample_rate = 997

@@ -119,6 +119,7 @@ struct config {
 	int		 collect_kernel;
 	int		 collect_kthreads;
 	int		 collect_idle;
+	int		 profile_self;		/* the daemon's own samples */
 	int		 offcpu_states;		/* CONFIG_OFFCPU_* bits */
 	long long	 offcpu_min_block_us;
 	long long	 offcpu_max_block_us;	/* 0: no maximum */

@@ -20,8 +20,11 @@
  * default target -- service_name is its systemd unit, else for a pod
  * "<namespace>/<container>" (the pod's name when the container is not
  * known), else the Docker or Podman name, else the container id's
- * first 12 digits, else its comm -- unless targets_only is set: then it
- * is not profiled at all.  A comm the daemon could not read ("[pid]")
+ * first 12 digits, else its program (target_name.c: its comm, a shell's
+ * script, an interpreter's script; or none, for a helper like sleep)
+ * -- unless targets_only is set: then it is not profiled at all.  The
+ * daemon itself, when it profiles itself, is TARGET_SELF_SERVICE unless
+ * a target takes it.  A comm the daemon could not read ("[pid]")
  * is never a name: then the labels say so (TARGET_SOURCE_NONE), and
  * service_name is [targets] unknown_service.  Where a process named by
  * its comm or by nothing really goes -- its parent's service when it is
@@ -386,6 +389,7 @@ target_labels(const struct config *conf, const struct target_facts *f)
 	const struct container_info	*ct = f->ct;
 	struct target_labels		*l;
 	char				 shortid[16], *podsvc;
+	char				 name[TARGET_NAME_MAX + 1];
 	size_t				 i;
 
 	for (i = 0; i < conf->ntargets; i++) {
@@ -402,7 +406,9 @@ target_labels(const struct config *conf, const struct target_facts *f)
 			target_labels_add(l, t->labels[i].name,
 			    t->labels[i].value);
 		target_labels_add(l, "service_name", t->name);
-	} else if (cg != NULL && cg->unit[0] != '\0')
+	} else if (f->self)
+		target_labels_add(l, "service_name", TARGET_SELF_SERVICE);
+	else if (cg != NULL && cg->unit[0] != '\0')
 		target_labels_add(l, "service_name", cg->unit);
 	else if (ct != NULL && ct->namespace[0] != '\0') {
 		xasprintf(&podsvc, "%s/%s", ct->namespace,
@@ -415,8 +421,9 @@ target_labels(const struct config *conf, const struct target_facts *f)
 		/* The short id docker shows: the first 12 digits. */
 		snprintf(shortid, sizeof(shortid), "%.12s", cg->container_id);
 		target_labels_add(l, "service_name", shortid);
-	} else if (target_comm_is_name(f->comm)) {
-		target_labels_add(l, "service_name", f->comm);
+	} else if (target_comm_is_name(f->comm) && target_name_derive(f->comm,
+	    f->argv, f->argvlen, name, sizeof(name)) == 0) {
+		target_labels_add(l, "service_name", name);
 		l->source = TARGET_SOURCE_COMM;
 	} else {
 		target_labels_add(l, "service_name", conf->unknown_service);

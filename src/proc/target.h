@@ -41,6 +41,9 @@ struct target_facts {
 	const char			*exe;		/* NULL: none */
 	const struct cgroup_info	*cg;
 	const struct container_info	*ct;	/* its names; NULL: none */
+	const char			*argv;	/* its cmdline; NULL: none */
+	size_t				 argvlen;
+	int				 self;	/* the daemon itself */
 };
 
 /* Where a process's service_name came from: see target.c. */
@@ -79,5 +82,13 @@ const char	*target_labels_get(const struct target_labels *,
 struct target_labels *target_labels_unknown(const struct config *);
 /* For the config table: NULL if a service name is good. */
 const char	*target_service_check(const char *);
+
+/* target_name.c: a process named by its program, see there. */
+#define TARGET_NAME_MAX		64
+#define TARGET_SELF_SERVICE	"ebpfspyd"
+int		 target_name_wants_argv(const char *);
+int		 target_name_derive(const char *, const char *, size_t,
+		    char *, size_t);
+void		 target_name_clean(const char *, size_t, char *, size_t);
 
 #endif

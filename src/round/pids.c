@@ -77,6 +77,7 @@ pids_proc_free(struct pids *p, struct pids_proc *proc)
 	resolve_proc_close(p->resolve, proc->rp);
 	pids_runtime_close(p, proc);
 	target_labels_free(proc->labels);
+	free(proc->argv);
 	free(proc);
 }
 
@@ -211,6 +212,7 @@ pids_evaluate(struct pids *p, struct pids_proc *proc, const char *comm)
 		proc->kthread = st.kthread;
 		proc->ppid = st.ppid;
 	}
+	pids_target_argv(proc);
 	pids_load_forget(p, proc);
 	pids_target(p, proc);
 	proc->evaluated = 1;
@@ -233,6 +235,7 @@ pids_exec(struct pids *p, struct pids_proc *proc, const char *comm,
 		snprintf(proc->comm, sizeof(proc->comm), "[%d]",
 		    (int)proc->pid);
 	proc->kthread = 0;
+	pids_target_argv(proc);
 	pids_load_forget(p, proc);
 	if (p->conf->targets_only)
 		pids_target(p, proc);

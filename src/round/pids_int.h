@@ -41,6 +41,8 @@ struct pids_proc {
 	int			 wait_exe;	/* read again in its code */
 	uint64_t		 exe_lo, exe_hi; /* its executable's code */
 	struct target_labels	*labels;	/* of its target */
+	char			*argv;		/* its cmdline, if it names */
+	size_t			 argvlen;	/* it (pids_target_argv) */
 	int			 labels_pending; /* looked up when sampled */
 	pid_t			 ppid;		/* its parent; 0: unknown */
 	int			 forget;	/* gone: at next round end */
@@ -78,6 +80,7 @@ void	pids_evaluate(struct pids *, struct pids_proc *, const char *);
 /* pids_target.c */
 void	pids_target(struct pids *, struct pids_proc *);
 void	pids_target_labels(struct pids *, struct pids_proc *);
+void	pids_target_argv(struct pids_proc *);
 const struct target_labels *pids_service(struct pids *, struct pids_proc *);
 
 /* pids_load.c */

@@ -4,19 +4,25 @@
  * exec leaves this for later: every process is profiled, and what its
  * target is only matters once it has samples.
  *
+ * The daemon itself is not profiled unless [profile] profile_self is
+ * set: BPF is told so, and drops its samples.
+ *
  * And which service its samples go to (pids_service): its own labels,
- * unless nothing names it but its comm (no target, no unit, no
+ * unless nothing names it but its program (no target, no unit, no
  * container) and it is a short command -- it exited less than
- * [targets] short_lived_ms after its fork -- or its comm could not be
- * read: then its parent's service, up the parents the daemon knows of,
- * else [targets] unknown_service.  A shell's rm, a cron job's curl and
- * a build's cc1 go to the shell's, cron's or make's service instead of
- * making a service each; a program that runs for longer keeps its name.
+ * [targets] short_lived_ms after its fork -- or nothing names it at
+ * all: its comm could not be read, or it is a helper like sleep or a
+ * memfd program (target_name.c).  Then its parent's service, up the
+ * parents the daemon knows of, else [targets] unknown_service.  A
+ * shell's rm, a cron job's curl and a build's cc1 go to the shell's,
+ * cron's or make's service instead of making a service each; a program
+ * that runs for longer keeps its name.
  */
 #include <sys/types.h>
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +36,7 @@
 #include "pids_int.h"
 #include "proc/target.h"
 #include "util/log.h"
+#include "util/xmalloc.h"
 
 /*
  * Which target takes the process, with what labels; not profiled when
@@ -48,6 +55,11 @@ pids_target(struct pids *p, struct pids_proc *proc)
 	memset(&f, 0, sizeof(f));
 	f.pid = proc->pid;
 	f.comm = proc->comm;
+	f.self = proc->pid == getpid();
+	if (proc->argv == NULL)
+		pids_target_argv(proc);
+	f.argv = proc->argv;
+	f.argvlen = proc->argvlen;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)proc->pid);
 	if (target_conf_uses_exe(p->conf) &&
 	    (n = readlink(path, exe, sizeof(exe) - 1)) > 0) {
@@ -62,10 +74,36 @@ pids_target(struct pids *p, struct pids_proc *proc)
 	proc->labels = target_labels(p->conf, &f);
 	proc->labels_pending = 0;
 	if (proc->labels == NULL ||
-	    (proc->kthread && !p->conf->collect_kthreads))
+	    (proc->kthread && !p->conf->collect_kthreads) ||
+	    (f.self && !p->conf->profile_self))
 		proc->type = PROFILE_PID_NONE;
 	else
 		proc->type = PROFILE_PID_FP;
+}
+
+/*
+ * A shell or an interpreter is named by what it runs, its command line
+ * (target_name.c): read now, at its exec or when it is first looked
+ * at, as it is gone once the process exits -- and the labels of most
+ * processes are looked up at the end of a round, or when a short
+ * command's parent is.  Only these programs' are read: one read of
+ * /proc at their exec, none at others'.
+ */
+void
+pids_target_argv(struct pids_proc *proc)
+{
+	char	 buf[4096];
+	ssize_t	 n;
+
+	free(proc->argv);
+	proc->argv = NULL;
+	proc->argvlen = 0;
+	if (!target_name_wants_argv(proc->comm) ||
+	    (n = proc_read_file(proc->pid, "cmdline", buf, sizeof(buf))) <= 0)
+		return;
+	proc->argv = xmalloc(n);
+	memcpy(proc->argv, buf, n);
+	proc->argvlen = n;
 }
 
 /*
