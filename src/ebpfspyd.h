@@ -63,6 +63,14 @@ struct ebpfspyd {
 int	ebpfspyd_main(int, char **);
 /* Re-arm the round timer after collect_interval changed; 0 or -1. */
 int	ebpfspyd_timer_set(struct ebpfspyd *);
+
+/*
+ * ebpfspyd_say.c: the state on SIGUSR1, the line of a round, and at
+ * exit where the profiles are.
+ */
+void	ebpfspyd_log_state(struct ebpfspyd *);
+void	ebpfspyd_round_log(struct ebpfspyd *);
+void	ebpfspyd_summary(struct ebpfspyd *);
 /*
  * Start-up checks (ebpfspyd_check.c): fatal when the daemon cannot
  * work, a warning naming what it will miss when it can.
