@@ -219,6 +219,9 @@ sinks_files_keep_last(struct sinks_files *f, const struct sinks_batch *b)
 	size_t	 i;
 
 	sinks_files_forget_last(f);
+	/* A round of no profile (an idle machine) keeps none. */
+	if (f->npending == 0)
+		return;
 	f->last = xcalloc(f->npending, sizeof(*f->last));
 	for (i = 0; i < f->npending; i++) {
 		f->last[i].key = sinks_files_key(b->profiles[i]);
