@@ -215,7 +215,7 @@ ebpfspyd_timer_cb(struct ev_loop *loop, ev_io *w, int revents)
 			log_warn("timerfd read");
 		return;
 	}
-	if (n != sizeof(expired) || d->exiting)
+	if (n != sizeof(expired))
 		return;
 	/* A late round covers the whole time since the last one. */
 	if (expired > 1)
