@@ -45,9 +45,12 @@ for n in jdk17 jdk25; do
 
 	test_expect_success ROOT,PYTHON3,$P "$n: -Xint: the interpreter, no nmethod of ours" '
 		jvm_start $n $n -Xint JvmWork 120 &&
-		jvmnames -p $JVM_PID >$n.xint &&
-		$CMP /tmp/perf-$JVM_PID.map $n.xint --min 1 \
-		    --want Interpreter &&
+		jvmnames $JVM_PID >$n.xint0 &&
+		jvmnames -p $JVM_PID >$n.xint || {
+			cat $n.xint; false; } &&
+		$CMP /tmp/perf-$JVM_PID.map $n.xint0 $n.xint --min 1 \
+		    --want Interpreter || {
+			cat /tmp/perf-$JVM_PID.map; false; } &&
 		grep "^# JDK [0-9]*, 1 code heaps" $n.xint &&
 		! grep " nmethod JvmWork" $n.xint
 	'

@@ -128,8 +128,9 @@ main(int argc, char **argv)
 		jvm_structs_dump(jp->structs, stdout);
 		return 0;
 	}
+	/* A JVM busy on both CPUs (-Xint, under CI load) answers late. */
 	if (perfmap && jvm_attach_jcmd(pid, "Compiler.perfmap", NULL, 0,
-	    10000) == -1) {
+	    30000) == -1) {
 		printf("no perf map\n");
 		return 5;
 	}
