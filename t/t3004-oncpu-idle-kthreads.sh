@@ -48,6 +48,20 @@ test_expect_success ROOT,BPF 'collect_idle: the idle task is profiled as swapper
 	grep -E "^swapper;.*(do_idle|cpu_startup_entry|default_idle|pv_native_safe_halt|cpuidle)" idle.folded
 '
 
+# Kernel threads run when something hands them work, and how much
+# depends on the machine: on a fast disk three writes can be over
+# before a sample lands in a kworker.  So give them work (writes with
+# fsync, many small files for the journal, dropped caches, the tasks
+# moved between CPUs for the migration threads) in one-second rounds
+# until a kernel thread has a profile, for at most a minute.
+kthreads_stir () {
+	dd if=/dev/zero of=data bs=1M count=16 conv=fsync 2>/dev/null &&
+	mkdir -p many && (cd many && seq 1 200 | xargs touch) &&
+	sync && rm -rf many data &&
+	echo 1 >/proc/sys/vm/drop_caches &&
+	taskset -pc 0 $$ >/dev/null && taskset -pc 0-$(($(nproc) - 1)) $$ >/dev/null
+}
+
 test_expect_success ROOT,BPF 'collect_kthreads: kernel threads get profiles' '
 	rm -rf out &&
 	profile_config <<-\EOF &&
@@ -55,10 +69,17 @@ test_expect_success ROOT,BPF 'collect_kthreads: kernel threads get profiles' '
 	sample_rate = 997
 	collect_kthreads = yes
 	EOF
+	sed -i "s/^collect_interval = .*/collect_interval = 1/" ebpfspy.conf &&
 	daemon_start -c ebpfspy.conf -o out &&
-	for i in 1 2 3; do
-		dd if=/dev/zero of=data bs=1M count=64 conv=fsync 2>/dev/null &&
-		rm -f data && sync || return 1
+	n=0 &&
+	while ! ls out/cpu 2>/dev/null | grep -qE "$KTHREADS"; do
+		n=$((n + 1)) && test $n -le 60 && kthreads_stir && sleep 1 || {
+			echo "no kernel thread profile after $n rounds" &&
+			daemon_stat kthread
+			ls out/cpu
+			daemon_stop
+			return 1
+		}
 	done &&
 	daemon_stop &&
 	ls out/cpu >services &&
