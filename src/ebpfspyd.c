@@ -62,8 +62,8 @@ static const struct runtime_ops *const ebpfspyd_runtimes[] = {
 static void __attribute__((noreturn))
 ebpfspyd_usage(FILE *f, int status)
 {
-	fprintf(f, "usage: ebpfspyd [-dhnVv] [-c file] [-o dir] [-p pidfile] "
-	    "[-t seconds]\n");
+	fprintf(f, "usage: ebpfspyd [-dhnVv] [-c file] [-l file] [-o dir] "
+	    "[-p pidfile] [-t seconds]\n");
 	exit(status);
 }
 
@@ -71,11 +71,12 @@ ebpfspyd_usage(FILE *f, int status)
 static void __attribute__((noreturn))
 ebpfspyd_help(void)
 {
-	printf("usage: ebpfspyd [-dhnVv] [-c file] [-o dir] [-p pidfile] "
-	    "[-t seconds]\n"
+	printf("usage: ebpfspyd [-dhnVv] [-c file] [-l file] [-o dir] "
+	    "[-p pidfile] [-t seconds]\n"
 	    "  -c file     read the configuration from file (default %s)\n"
 	    "  -d          stay in the foreground and log to standard error\n"
 	    "  -h          print this help and exit\n"
+	    "  -l file     log to file, not [daemon] log_file or syslog\n"
 	    "  -n          check the configuration and exit; with -v, "
 	    "print it\n"
 	    "  -o dir      write profiles under dir, not [output] dir\n"
@@ -110,6 +111,16 @@ ebpfspyd_conf_override(struct ebpfspyd *d, struct config *conf)
 		free(conf->output_dir);
 		conf->output_dir = xstrdup(d->opt_outdir);
 	}
+}
+
+/*
+ * The log file: -l, else [daemon] log_file, else none.  Opened again
+ * at each reload, so that a file moved away by logrotate is left.
+ */
+const char *
+ebpfspyd_log_path(struct ebpfspyd *d, const struct config *conf)
+{
+	return d->opt_logfile != NULL ? d->opt_logfile : conf->log_file;
 }
 
 /* Load the configuration, printing every error; NULL on error. */
@@ -404,6 +415,8 @@ ebpfspyd_free(struct ebpfspyd *d)
 	free(d->pidlock);
 	free(d->conf_path);
 	free(d->opt_outdir);
+	free(d->opt_logfile);
+	log_file_open(NULL, 0);
 	ev_loop_destroy(d->loop);
 }
 
@@ -421,7 +434,7 @@ ebpfspyd_main(int argc, char **argv)
 	d->ready_fd = d->signal_fd = d->timer_fd = d->pidfile_fd = -1;
 	d->pidlock_fd = d->outdir_fd = -1;
 
-	while ((ch = getopt(argc, argv, "c:dhno:p:t:Vv")) != -1) {
+	while ((ch = getopt(argc, argv, "c:dhl:no:p:t:Vv")) != -1) {
 		switch (ch) {
 		case 'c':
 			path = optarg;
@@ -432,6 +445,10 @@ ebpfspyd_main(int argc, char **argv)
 			break;
 		case 'h':
 			ebpfspyd_help();
+		case 'l':
+			free(d->opt_logfile);
+			d->opt_logfile = ebpfspyd_abspath(optarg);
+			break;
 		case 'n':
 			check = 1;
 			break;
@@ -476,14 +493,27 @@ ebpfspyd_main(int argc, char **argv)
 		printf("configuration OK\n");
 		config_free(d->conf);
 		free(d->opt_outdir);
+		free(d->opt_logfile);
 		free(d->pidfile);
 		return 0;
 	}
+	/*
+	 * Profiles, the spool and the log are root's, whatever starts
+	 * the daemon: the unit's UMask, here too.
+	 */
+	umask(027);
 	d->conf_path = ebpfspyd_abspath(path);
 	if (d->pidfile != NULL)
 		ebpfspyd_daemon_pidfile_lock(d);
 
 	log_init(foreground, verbose);
+	/* Before the fork: a log that cannot be opened is said here. */
+	if (log_file_open(ebpfspyd_log_path(d, d->conf),
+	    d->conf->log_file_bytes) == -1) {
+		fprintf(stderr, "ebpfspyd: log file %s: %s\n",
+		    ebpfspyd_log_path(d, d->conf), strerror(errno));
+		exit(1);
+	}
 	if (!foreground)
 		ebpfspyd_daemon_fork(d);
 	d->started = clock_ns(CLOCK_MONOTONIC);

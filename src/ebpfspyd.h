@@ -25,6 +25,7 @@ struct ebpfspyd {
 	char			*conf_path;	/* absolute: we chdir("/") */
 	int			 conf_missing_ok; /* default path, no -c */
 	char			*opt_outdir;	/* -o overrides [output] dir */
+	char			*opt_logfile;	/* -l overrides [daemon] log_file */
 	char			*pidfile;	/* -p, absolute; NULL: none */
 	int			 pidfile_fd;	/* -1: none */
 	char			*pidlock;	/* pidfile.lock */
@@ -81,6 +82,7 @@ void	ebpfspyd_check_caps(const struct config *);
 void	ebpfspyd_check_dirs(const struct config *);
 /* Apply the command line's overrides (-o) to a freshly loaded config. */
 void	ebpfspyd_conf_override(struct ebpfspyd *, struct config *);
+const char *ebpfspyd_log_path(struct ebpfspyd *, const struct config *);
 /*
  * ebpfspyd_reload.c: reload now (0, or -1 with the previous
  * configuration still in force), or ask for one soon; the callbacks

@@ -81,6 +81,11 @@ ebpfspyd_reload(struct ebpfspyd *d)
 		return -1;
 	}
 	session_commit(d->session, change);
+	/* Opened again even if unchanged: logrotate may have moved it. */
+	if (log_file_open(ebpfspyd_log_path(d, new), new->log_file_bytes) ==
+	    -1)
+		log_warn("log file %s: keeping the previous log",
+		    ebpfspyd_log_path(d, new));
 	if (sinks_configure(d->sinks, new) == -1)
 		log_warnx("%s: [pyroscope]: keeping the previous push settings",
 		    d->conf_path);

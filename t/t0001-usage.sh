@@ -3,17 +3,17 @@ test_description='ebpfspyd usage, version and command line errors'
 . "$(dirname "$0")/test-lib.sh"
 
 cat >usage.expect <<\END
-usage: ebpfspyd [-dhnVv] [-c file] [-o dir] [-p pidfile] [-t seconds]
+usage: ebpfspyd [-dhnVv] [-c file] [-l file] [-o dir] [-p pidfile] [-t seconds]
 END
 
 test_expect_success '-h prints the usage and a line per flag, exits 0' '
 	ebpfspyd -h >out 2>err &&
 	head -n 1 out >first &&
 	test_cmp usage.expect first &&
-	for flag in c d h n o p t V v; do
+	for flag in c d h l n o p t V v; do
 		grep "^  -$flag  *[a-z]" out || return 1
 	done &&
-	test_line_count = 10 out &&
+	test_line_count = 11 out &&
 	test_must_be_empty err
 '
 

@@ -110,6 +110,8 @@ struct config {
 
 	/* [daemon] */
 	long long	 collect_interval;	/* seconds */
+	char		*log_file;		/* "": syslog */
+	long long	 log_file_bytes;
 
 	/* [profile] */
 	int		 cpu;

@@ -4,9 +4,15 @@
  * leaves errno as it was.  A daemon that is starting also copies its
  * warnings and its fatal message to the parent waiting for it
  * (log_startfd()), which prints them on the terminal whether or not
- * there is a syslog.
+ * there is a syslog.  A log file (log_file_open()) takes the place of
+ * syslog, and is written beside stderr in the foreground: a size
+ * bounds it, the file full is renamed FILE.1 (the one before is
+ * dropped) and a new one started.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +28,11 @@ static int	 log_foreground = 1;
 static int	 log_verbose;
 static int	 log_start_fd = -1;
 static const char *log_name = "ebpfspyd";
+
+static int	 log_file_fd = -1;
+static char	*log_file_path;
+static long long log_file_max;		/* bytes; 0: no bound */
+static long long log_file_size;
 
 /*
  * The same warning, word for word, is logged at most LOG_LIMIT_BURST
@@ -131,6 +142,104 @@ log_limit(int pri, const char *msg)
 	return ++l->n <= LOG_LIMIT_BURST;
 }
 
+/*
+ * Open path as the log, appended to and at most maxbytes big (0: no
+ * bound), in the place of the one open; NULL or "": no log file.  -1
+ * with errno and the old file kept if it cannot be opened.
+ */
+int
+log_file_open(const char *path, long long maxbytes)
+{
+	struct stat	 st;
+	char		*copy = NULL;
+	int		 fd = -1, saved_errno;
+
+	if (path != NULL && *path != '\0') {
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND |
+		    O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0640)) == -1)
+			return -1;
+		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+			errno = EINVAL;		/* a log is a file */
+		else if (fstat(fd, &st) == 0)
+			copy = strdup(path);
+		if (copy == NULL) {
+			saved_errno = errno;
+			close(fd);
+			errno = saved_errno;
+			return -1;
+		}
+		log_file_size = st.st_size;
+	}
+	if (log_file_fd != -1)
+		close(log_file_fd);
+	free(log_file_path);
+	log_file_fd = fd;
+	log_file_path = copy;
+	log_file_max = maxbytes;
+	return 0;
+}
+
+/* The file full: it becomes FILE.1, and a new one starts. */
+static void
+log_file_rotate(void)
+{
+	char	 old[4096];
+	int	 fd;
+
+	if (snprintf(old, sizeof(old), "%s.1", log_file_path) >=
+	    (int)sizeof(old) || rename(log_file_path, old) == -1)
+		goto truncate;
+	if ((fd = open(log_file_path, O_WRONLY | O_CREAT | O_APPEND |
+	    O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0640)) == -1)
+		goto truncate;
+	close(log_file_fd);
+	log_file_fd = fd;
+	log_file_size = 0;
+	return;
+truncate:
+	/* Nowhere to put the old lines: they go, the bound holds. */
+	if (ftruncate(log_file_fd, 0) == 0)
+		log_file_size = 0;
+}
+
+/* One stamped line for each line of msg. */
+static void
+log_file_write(int pri, const char *msg)
+{
+	static const char *const levels[] = {
+		"emerg", "alert", "crit", "error", "warning", "notice",
+		"info", "debug"
+	};
+	char		 line[1200], stamp[32];
+	struct tm	 tm;
+	time_t		 now = time(NULL);
+	const char	*nl;
+	int		 n, len;
+
+	if (localtime_r(&now, &tm) == NULL ||
+	    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S%z", &tm) == 0)
+		stamp[0] = '\0';
+	do {
+		nl = strchr(msg, '\n');
+		len = nl != NULL ? (int)(nl - msg) : (int)strlen(msg);
+		n = snprintf(line, sizeof(line), "%s %s[%ld]: %s: %.*s\n",
+		    stamp, log_name, (long)getpid(), levels[pri & 7], len,
+		    msg);
+		if (n < 0)
+			return;
+		if (n >= (int)sizeof(line)) {
+			n = sizeof(line) - 1;
+			line[n - 1] = '\n';
+		}
+		if (log_file_max > 0 && log_file_size > 0 &&
+		    log_file_size + n > log_file_max)
+			log_file_rotate();
+		if (write(log_file_fd, line, n) == n)
+			log_file_size += n;
+		msg = nl != NULL ? nl + 1 : NULL;
+	} while (msg != NULL && *msg != '\0');
+}
+
 static void
 log_out(int pri, const char *msg)
 {
@@ -141,6 +250,13 @@ log_out(int pri, const char *msg)
 static void
 log_out_(int pri, const char *msg)
 {
+	if (log_file_fd != -1) {
+		log_file_write(pri, msg);
+		if (!log_foreground) {
+			log_tostart(pri, msg);
+			return;
+		}
+	}
 	if (log_foreground) {
 		fprintf(stderr, "%s\n", msg);
 		fflush(stderr);

@@ -11,6 +11,8 @@ int	log_isforeground(void);
 /* Daemonized and starting: warnings and fatal messages go to fd too. */
 void	log_startfd(int);
 void	log_procname(const char *);
+/* Log to path, at most maxbytes (0: unbounded); NULL: not to a file. */
+int	log_file_open(const char *, long long);
 
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
