@@ -52,6 +52,8 @@ init () {
 	ssd)
 		env DAEMON="$EBPFSPYD" PIDFILE="$PIDFILE" CONFIG="$CONF" \
 		    DAEMON_ARGS="-o $PROFILES" STATEDIR="$PROFILES" \
+		    SYSLOG_SOCKET="$TRASH_DIRECTORY/no-syslog" \
+		    NOSYSLOG_LOGFILE="$TRASH_DIRECTORY/log dir/nosyslog.log" \
 		    EBPFSPYD_DEFAULTS=/dev/null sh "$INIT" "$@" ;;
 	fallback)
 		cat >defaults <<-EOF &&
@@ -61,8 +63,11 @@ init () {
 		DAEMON_ARGS="-o $PROFILES"
 		STATEDIR="$PROFILES"
 		START_STOP_DAEMON=
+		LOGFILE="$TRASH_DIRECTORY/log dir/chosen.log"
+		NOSYSLOG_LOGFILE="$TRASH_DIRECTORY/log dir/nosyslog.log"
 		EOF
 		env -u DAEMON -u PIDFILE -u CONFIG -u DAEMON_ARGS -u STATEDIR \
+		    -u LOGFILE -u SYSLOG_SOCKET -u NOSYSLOG_LOGFILE \
 		    EBPFSPYD_DEFAULTS="$TRASH_DIRECTORY/defaults" \
 		    sh "$INIT" "$@" ;;
 	*)
@@ -219,6 +224,21 @@ for mode in ssd fallback; do
 		test_cmp expect actual
 	'
 
+	# ssd: no syslog socket, so the file for a host without one;
+	# fallback: LOGFILE, chosen in the defaults file.
+	test_expect_success $prereq "$mode: it logs to a file, 0640" '
+		if test $mode = ssd; then
+			log="log dir/nosyslog.log"
+		else
+			log="log dir/chosen.log"
+		fi &&
+		grep "ebpfspyd\[$pid\]: info: ready: " "$log" &&
+		stat -c %a "$log" >actual &&
+		echo 640 >expect &&
+		test_cmp expect actual &&
+		rm -rf "log dir"
+	'
+
 	test_expect_success $prereq "$mode: start again: still the same daemon" '
 		init start &&
 		test "$(daemon_pid)" = "$pid"
@@ -293,6 +313,7 @@ test_expect_success ROOT,BPF,BURN 'after a reload the new config is in force' '
 	EOF
 	env DAEMON="$EBPFSPYD" PIDFILE="$PIDFILE" CONFIG="$CONF" \
 	    DAEMON_ARGS= STATEDIR="$TRASH_DIRECTORY/state" \
+	    NOSYSLOG_LOGFILE="$TRASH_DIRECTORY/nosyslog.log" \
 	    EBPFSPYD_DEFAULTS=/dev/null sh "$INIT" start &&
 	pid=$(daemon_pid) &&
 	cat >"$CONF" <<-EOF &&

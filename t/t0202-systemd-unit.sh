@@ -100,4 +100,34 @@ test_expect_success ROOT,BPF,SYSTEMD_NS 'it profiles, reloads, and stops with a 
 	sd test ! -e /run/ebpfspyd
 '
 
+# A configuration with errors: the check before the start fails, and
+# Restart=on-failure would start it again every RestartSec forever;
+# the start limit stops that.  RestartSec is 3 s here (a drop-in), so
+# that the 5 starts of the limit take seconds, and still slower than
+# systemd's default limit (5 in 10 s), which a unit without its own
+# would then never reach.
+test_expect_success ROOT,BPF,SYSTEMD_NS 'a config error: systemd gives up after the start limit' '
+	sd sh -c "printf \"[daemon]\\ncolect_interval = 1\\n\" >>$conf" &&
+	sd sh -c "printf \"[Service]\\nRestartSec=3s\\n\" \
+	    >${unit%/*}/ebpfspyd.service.d/fast-restart.conf" &&
+	sd systemctl daemon-reload &&
+	test_must_fail sd systemctl start ebpfspyd &&
+	n=0 &&
+	while test "$(sd systemctl show -p ActiveState --value ebpfspyd)" != \
+	    failed; do
+		n=$((n + 1)) && test $n -lt 60 && sleep 1 || {
+			sd systemctl status ebpfspyd
+			return 1
+		}
+	done &&
+	starts=$(grep -c "colect_interval: unknown key" sd/service.log) &&
+	sleep 4 &&
+	sd systemctl show -p ActiveState -p Result -p NRestarts ebpfspyd &&
+	echo "$starts starts, then systemd gave up" &&
+	test "$(grep -c "colect_interval: unknown key" sd/service.log)" = \
+	    "$starts" &&
+	test "$starts" -le 5 &&
+	sd systemctl is-failed ebpfspyd
+'
+
 test_done

@@ -139,6 +139,11 @@ check "it holds the unit's capabilities only, umask 0027" \
     sh -c "grep -E '^(Umask|CapEff|CapBnd|NoNewPrivs):' \
 	/proc/\$(cat /run/ebpfspyd/ebpfspyd.pid)/status |
 	diff -u $tmp/status.expect -"
+if [ ! -S /dev/log ]; then
+	check "without a syslog it logs to /var/log/ebpfspyd.log, 0640" \
+	    sh -c "grep -q 'info: ready: ' /var/log/ebpfspyd.log &&
+	    test \"\$(stat -c %a /var/log/ebpfspyd.log)\" = 640"
+fi
 check "a second start leaves it alone" /etc/init.d/ebpfspyd start
 check "it reloads" /etc/init.d/ebpfspyd reload
 check "status: running" /etc/init.d/ebpfspyd status
@@ -166,6 +171,6 @@ check "none of its files is left" \
 check "no profiles, pidfile or enablement is left" \
     sh -c "! ls -d /var/lib/ebpfspy /run/ebpfspyd \
 	/etc/systemd/system/*.wants/ebpfspyd.service \
-	/etc/rc?.d/*ebpfspyd \
+	/etc/rc?.d/*ebpfspyd /var/log/ebpfspyd.log \
 	/var/lib/systemd/deb-systemd-helper-enabled/ebpfspyd.service 2>/dev/null"
 exit $fail
