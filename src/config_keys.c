@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "metrics/metrics.h"
+#include "proc/relabel.h"
 #include "proc/target.h"
 #include "push/pyroscope.h"
 #include "sym/resolve.h"
@@ -189,6 +190,17 @@ static const struct config_key config_targets_keys[] = {
 	    0, 0, NULL, "unknown", CONFIG_LIVE,
 	    "service_name of processes that cannot be named",
 	    target_service_check },
+	{ "targets", "drop_labels", CONFIG_STRING, OFF(drop_labels), 0, 0,
+	    NULL, "", CONFIG_LIVE,
+	    "labels dropped from every series (names, by commas)",
+	    relabel_check_names },
+	{ "targets", "keep_labels", CONFIG_STRING, OFF(keep_labels), 0, 0,
+	    NULL, "", CONFIG_LIVE,
+	    "labels kept, the others dropped (\"\": all kept)",
+	    relabel_check_names },
+	{ "targets", "rename_labels", CONFIG_STRING, OFF(rename_labels), 0, 0,
+	    NULL, "", CONFIG_LIVE, "labels renamed (OLD=NEW, by commas)",
+	    relabel_check_renames },
 	{ NULL }
 };
 

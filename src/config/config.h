@@ -213,6 +213,9 @@ struct config {
 	int		 label_thread_name;
 	long long	 short_lived_ms;	/* 0: no short commands */
 	char		*unknown_service;
+	char		*drop_labels;		/* src/proc/relabel.c */
+	char		*keep_labels;
+	char		*rename_labels;
 	struct target_conf *targets;
 	size_t		 ntargets;
 };

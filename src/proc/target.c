@@ -9,6 +9,8 @@
  *   container_id = HEX   a prefix of its container id, 12 digits at least
  *   pid = N              its process id
  *   label.NAME = VALUE   a label; label.service_name names the service
+ *   drop_labels, keep_labels, rename_labels
+ *                        relabeling of its processes' labels (relabel.c)
  *
  * GLOB is a shell pattern (fnmatch(3) without flags) matched against the
  * whole string: '*' matches any characters, '/' included.  A target
@@ -45,6 +47,7 @@
 #include "cgroup.h"
 #include "config/config.h"
 #include "container.h"
+#include "relabel.h"
 #include "target.h"
 #include "util/xmalloc.h"
 
@@ -148,6 +151,7 @@ target_conf_set(struct config *conf, const char *key, const char *value,
     int line, char *buf, size_t len)
 {
 	struct target_conf	 *t = &conf->targets[conf->ntargets - 1];
+	const char		 *msg;
 	char			**sp = NULL, *end;
 	long long		  ll;
 	size_t			  i, n;
@@ -155,6 +159,22 @@ target_conf_set(struct config *conf, const char *key, const char *value,
 
 	if (strncmp(key, "label.", 6) == 0)
 		return target_label_set(t, key + 6, value);
+	if (strcmp(key, "drop_labels") == 0)
+		sp = &t->drop_labels;
+	else if (strcmp(key, "keep_labels") == 0)
+		sp = &t->keep_labels;
+	else if (strcmp(key, "rename_labels") == 0)
+		sp = &t->rename_labels;
+	if (sp != NULL) {
+		if (*sp != NULL)
+			return "duplicate key";
+		msg = sp == &t->rename_labels ? relabel_check_renames(value) :
+		    relabel_check_names(value);
+		if (msg != NULL)
+			return msg;
+		*sp = xstrdup(value);
+		return NULL;
+	}
 	for (k = 0; k < TARGET_NKEYS; k++) {
 		if (strcmp(key, target_keys[k]) == 0)
 			break;
@@ -215,6 +235,9 @@ target_conf_free(struct config *conf)
 		free(t->exe);
 		free(t->cgroup);
 		free(t->container_id);
+		free(t->drop_labels);
+		free(t->keep_labels);
+		free(t->rename_labels);
 		for (j = 0; j < t->nlabels; j++) {
 			free(t->labels[j].name);
 			free(t->labels[j].value);
@@ -249,6 +272,12 @@ target_conf_dump(const struct config *conf, FILE *f)
 		for (j = 0; j < t->nlabels; j++)
 			fprintf(f, "label.%s = %s\n", t->labels[j].name,
 			    t->labels[j].value);
+		if (t->drop_labels != NULL)
+			fprintf(f, "drop_labels = %s\n", t->drop_labels);
+		if (t->keep_labels != NULL)
+			fprintf(f, "keep_labels = %s\n", t->keep_labels);
+		if (t->rename_labels != NULL)
+			fprintf(f, "rename_labels = %s\n", t->rename_labels);
 	}
 }
 
@@ -282,6 +311,9 @@ target_conf_equal(const struct config *a, const struct config *b)
 		    !target_str_equal(x->exe, y->exe) ||
 		    !target_str_equal(x->cgroup, y->cgroup) ||
 		    !target_str_equal(x->container_id, y->container_id) ||
+		    !target_str_equal(x->drop_labels, y->drop_labels) ||
+		    !target_str_equal(x->keep_labels, y->keep_labels) ||
+		    !target_str_equal(x->rename_labels, y->rename_labels) ||
 		    x->pid != y->pid || x->nlabels != y->nlabels)
 			return 0;
 		for (j = 0; j < x->nlabels; j++) {
@@ -442,6 +474,12 @@ target_labels(const struct config *conf, const struct target_facts *f)
 		target_labels_add(l, "pod", ct->pod);
 	if (ct != NULL && ct->name[0] != '\0')
 		target_labels_add(l, "container", ct->name);
+	/* The target's relabeling, then the global one. */
+	if (t != NULL)
+		relabel_apply(l, t->drop_labels, t->keep_labels,
+		    t->rename_labels);
+	relabel_apply(l, conf->drop_labels, conf->keep_labels,
+	    conf->rename_labels);
 
 	target_labels_key(l);
 	return l;

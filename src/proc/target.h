@@ -31,6 +31,9 @@ struct target_conf {
 	long long		 pid;		/* 0: any */
 	struct target_label	*labels;
 	size_t			 nlabels;
+	char			*drop_labels;	/* relabel.c; NULL: none */
+	char			*keep_labels;
+	char			*rename_labels;
 	int			*seen;		/* line of each key seen */
 };
 

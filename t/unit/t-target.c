@@ -189,6 +189,64 @@ main(void)
 	ok(!target_conf_uses_exe(conf), "no target matches on exe");
 	config_free(conf);
 
+	/*
+	 * Relabeling: the target's rules, then the global ones; renames,
+	 * then keep, then drop; service_name always stays.
+	 */
+	conf = load("[targets]\ndrop_labels = pod_uid\n"
+	    "rename_labels = qos_class=qos\n"
+	    "[target \"web\"]\ncomm = nginx\nlabel.env = prod\n"
+	    "label.team = a\ndrop_labels = container_id, team\n"
+	    "[target \"db\"]\ncomm = pg\nlabel.env = prod\n"
+	    "keep_labels = env qos\n"
+	    "[target \"ren\"]\ncomm = ren\nlabel.old = 1\nlabel.new = 2\n"
+	    "rename_labels = old=new\n", &errs);
+	ok(conf != NULL, "relabeling loads");
+	text = "0::/kubepods.slice/kubepods-burstable.slice/"
+	    "kubepods-burstable-pod11112222_3333_4444_5555_666677778888.slice/"
+	    "cri-containerd-" CID ".scope\n";
+	cgroup_parse(text, strlen(text), &cg);
+	memset(&f, 0, sizeof(f));
+	f.pid = 1;
+	f.comm = "nginx";
+	f.cg = &cg;
+	l = target_labels(conf, &f);
+	is_str(l->key, "env=prod\nqos=burstable\nservice_name=web\n",
+	    "web: its drops and the global drop and rename");
+	target_labels_free(l);
+	f.comm = "pg";
+	l = target_labels(conf, &f);
+	is_str(l->key, "env=prod\nservice_name=db\n",
+	    "db: keep_labels names qos, the global rename comes after");
+	target_labels_free(l);
+	f.comm = "ren";
+	l = target_labels(conf, &f);
+	ok(target_labels_get(l, "old") == NULL, "renamed: the old name goes");
+	is_str(target_labels_get(l, "new"), "1",
+	    "and its value replaces the label of the new name");
+	target_labels_free(l);
+	f.comm = "other";
+	l = target_labels(conf, &f);
+	ok(target_labels_get(l, "container_id") != NULL &&
+	    target_labels_get(l, "pod_uid") == NULL &&
+	    target_labels_get(l, "qos") != NULL,
+	    "the default target: the global rules only");
+	target_labels_free(l);
+	config_free(conf);
+	conf = load("[targets]\ndrop_labels = service_name\n", &errs);
+	ok(conf == NULL && has_error(&errs, ":2: [targets] drop_labels: "
+	    "service_name: service_name is always kept"),
+	    "service_name cannot be dropped");
+	config_errors_clear(&errs);
+	conf = load("[target \"x\"]\ncomm = x\nrename_labels = a\n", &errs);
+	ok(conf == NULL && has_error(&errs, ":3: [target \"x\"] "
+	    "rename_labels: expected OLD=NEW"), "a rename without =");
+	config_errors_clear(&errs);
+	conf = load("[target \"x\"]\ncomm = x\nkeep_labels = a-b\n", &errs);
+	ok(conf == NULL && has_error(&errs, "bad label name"),
+	    "a bad label name");
+	config_errors_clear(&errs);
+
 	/* Errors, each with its line. */
 	conf = load("[target \"a\"]\ncomm = a\n[target \"a\"]\n", &errs);
 	ok(conf == NULL && has_error(&errs, ":3: [target \"a\"]: duplicate "
