@@ -169,7 +169,8 @@ event_send(__u32 type, __u32 pid)
 /*
  * The config of a pid.  A pid seen for the first time gets an UNKNOWN
  * placeholder and one request to userspace; the placeholder is the rate
- * limit, and the sample that found it is dropped.
+ * limit, and is returned: the sample that made it is counted as
+ * pending, as are the ones after it until userspace answers.
  */
 static __always_inline struct profile_pid_config *
 pid_config_get(__u32 pid)
@@ -188,7 +189,7 @@ pid_config_get(__u32 pid)
 	}
 	stat_add(PROFILE_STAT_UNKNOWN_PID, 1);
 	event_send(PROFILE_EVENT_UNKNOWN_PID, pid);
-	return NULL;
+	return bpf_map_lookup_elem(&pid_config, &pid);
 }
 
 #endif
