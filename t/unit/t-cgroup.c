@@ -68,6 +68,17 @@ static const struct row rows[] = {
 	    "kubepods-burstable-pod9f8e7d6c_5b4a_3928_1706_f5e4d3c2b1a0.slice/"
 	    "cri-containerd-" ID ".scope", "", ID, "containerd",
 	    "9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0", "burstable" },
+	/*
+	 * Seen from a pod of its own cgroup namespace (a DaemonSet on a
+	 * cgroup v2 node): another pod's path is relative to ours.
+	 */
+	{ "v2 containerd, from another cgroup namespace",
+	    "0::/../../kubepods-burstable-pod9f8e7d6c_5b4a_3928_1706_"
+	    "f5e4d3c2b1a0.slice/cri-containerd-" ID ".scope\n",
+	    "/../../kubepods-burstable-pod9f8e7d6c_5b4a_3928_1706_"
+	    "f5e4d3c2b1a0.slice/cri-containerd-" ID ".scope", "", ID,
+	    "containerd", "9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0",
+	    "burstable" },
 	{ "v2 containerd guaranteed",
 	    "0::/kubepods.slice/"
 	    "kubepods-pod11112222_3333_4444_5555_666677778888.slice/"
