@@ -15,8 +15,8 @@ itself is not built here: see deploy/README.'
 . "$EBPFSPY_SOURCE_DIR/t/lib-daemon.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
 
-CG=/sys/fs/cgroup/unified
-test -d $CG || CG=/sys/fs/cgroup
+SLICE=t4102.slice
+. "$EBPFSPY_SOURCE_DIR/t/lib-slice.sh"
 UID_=0c5c2a3e_1f7d_4b8e_9a6f_3d2e1c0b9a87
 PUID=0c5c2a3e-1f7d-4b8e-9a6f-3d2e1c0b9a87
 CID=8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d
@@ -24,10 +24,6 @@ POD=$CG/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod$UID_.sl
 SCOPE=$POD/cri-containerd-$CID.scope
 MANIFEST=$EBPFSPY_SOURCE_DIR/deploy/daemonset.yaml
 
-test_lazy_prereq CGROUP2 '
-	test "$(id -u)" = 0 && test -f '$CG'/cgroup.procs &&
-	mkdir '$CG'/ebpfspy-probe.slice && rmdir '$CG'/ebpfspy-probe.slice
-'
 test_lazy_prereq UNSHARE 'unshare --mount true'
 
 test_atexit 'rmdir "$SCOPE" "$POD" 2>/dev/null

@@ -12,14 +12,10 @@ its own and keeps only what it names; a reload changes the rules.'
 . "$EBPFSPY_SOURCE_DIR/t/lib-profile.sh"
 . "$EBPFSPY_SOURCE_DIR/t/lib-pyroscope.sh"
 
-CG=/sys/fs/cgroup/unified
-test -d $CG || CG=/sys/fs/cgroup
+SLICE=ebpfspy-t6104.slice
+. "$EBPFSPY_SOURCE_DIR/t/lib-slice.sh"
 CID=5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f3f4e1b2c9a8d7e6f
-SCOPE=$CG/ebpfspy-t6104.slice/docker-$CID.scope
-test_lazy_prereq CGROUP2 '
-	test "$(id -u)" = 0 && test -f '$CG'/cgroup.procs &&
-	mkdir '$CG'/ebpfspy-probe.slice && rmdir '$CG'/ebpfspy-probe.slice
-'
+SCOPE=$CG/$SLICE/docker-$CID.scope
 
 test_atexit 'rmdir "$SCOPE" "${SCOPE%/*}" 2>/dev/null; :'
 
