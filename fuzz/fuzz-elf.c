@@ -74,6 +74,22 @@ fuzz_elf_file(struct elf_file *ef)
 	elf_section_find(ef, ".text", &sc);
 	elf_section_find_suffix(ef, "text", &sc);
 
+	/* Function ranges: sorted, each non-empty, none overlapping. */
+	{
+		struct elf_fde_range	*r;
+		size_t			 nr;
+
+		nr = elf_fde_ranges(ef, &r, 1 << 20);
+		for (i = 0; i < nr; i++) {
+			if (r[i].end <= r[i].start ||
+			    (i > 0 && r[i].start < r[i - 1].end))
+				abort();
+			if (elf_fde_find(r, nr, r[i].start) != &r[i])
+				abort();
+		}
+		free(r);
+	}
+
 	/* What the symbol cache does with it, debug files aside. */
 	memset(&sf, 0, sizeof(sf));
 	memset(&ctx, 0, sizeof(ctx));

@@ -40,6 +40,17 @@ in_ranges () {
 	END { printf \"%d %d\\n\", s, t }" "$1"
 }
 
+# at_starts FILE: of the offsets in burn_a or burn_b (weighted as
+# in_ranges), how many are the function's start, and how many in all.
+at_starts () {
+	gawk -v r="$(cat ranges | tr "\n" " ")" "
+	BEGIN { n = split(r, x, \" \"); for (i = 1; i + 2 <= n; i += 3) {
+	    lo[++k] = x[i + 1]; hi[k] = x[i + 2] } }
+	{ o = strtonum(\$1); for (i = 1; i <= k; i++)
+	    if (o >= lo[i] && o < hi[i]) { t += \$2; if (o == lo[i]) s += \$2 } }
+	END { printf \"%d %d\\n\", s, t }" "$1"
+}
+
 test_lazy_prereq GAWK 'command -v gawk'
 
 test_expect_success ROOT,BPF,GAWK 'module+0xoffset by default, offsets inside the functions' '
@@ -57,6 +68,18 @@ test_expect_success ROOT,BPF,GAWK 'module+0xoffset by default, offsets inside th
 	echo "$1 of $2 leaf samples inside burn_a/burn_b" &&
 	test "$2" -ge 50 &&
 	test "$1" -ge $(($2 * 95 / 100))
+'
+
+# The stripped file still has .eh_frame_hdr: its table of function
+# starts groups a function's addresses under one name.
+test_expect_success ROOT,BPF,GAWK 'one name a function: the offset of its start' '
+	set -- $(at_starts offs) &&
+	echo "$1 of $2 samples in burn_a/burn_b named by the start" &&
+	test "$2" -ge 50 &&
+	test "$1" = "$2" &&
+	cut -d" " -f1 offs | sort -u >names &&
+	cat names &&
+	test $(wc -l <names) -le 6
 '
 
 test_expect_success ROOT,BPF,GAWK 'the raw address when asked, inside the functions' '
@@ -89,6 +112,7 @@ test_expect_success ROOT,BPF,GAWK 'the raw address when asked, inside the functi
 	test "$2" -ge 50 &&
 	test "$1" -ge $(($2 * 95 / 100))
 '
+
 
 test_expect_success ROOT,BPF '[unknown] with both options off' '
 	rm -rf out &&

@@ -80,4 +80,14 @@ void		*elf_section_data(struct elf_file *,
 int		 elf_section_debuglink(struct elf_file *, char *, size_t,
 		    uint32_t *);
 
+/* elf_fde.c: function ranges from .eh_frame_hdr, sorted by start. */
+struct elf_fde_range {
+	uint64_t	start;		/* vaddr */
+	uint64_t	end;		/* vaddr, exclusive */
+};
+size_t		 elf_fde_ranges(struct elf_file *, struct elf_fde_range **,
+		    size_t);
+const struct elf_fde_range *elf_fde_find(const struct elf_fde_range *,
+		    size_t, uint64_t);
+
 #endif

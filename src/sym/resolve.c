@@ -20,7 +20,10 @@
  *      default) and the address lies in a named mapping of the process:
  *      MODULE is the base name of the mapped file ("libfoo.so+0x1a2b",
  *      also "[vdso]+0x9c0"), OFFSET the offset in that file, in lowercase
- *      hex.  Never for kernel frames.
+ *      hex: of the start of the function the address is in where the
+ *      file's .eh_frame_hdr tells it (a stripped file: its samples add
+ *      up under one name), else of the address.  Never for kernel
+ *      frames.
  *   2. 0xADDRESS, the address itself in lowercase hex, when
  *      unknown_symbol_address is on.
  *   3. [unknown].
@@ -266,8 +269,10 @@ resolve_user_names(struct resolve *r, struct resolve_proc *rp,
 	}
 	if (e->kind == PROCMAPS_ANON && r->perf_maps)
 		r->unstable++;
+	/* A stripped file: one name for the function's addresses. */
 	names[0] = resolve_unknown(r, e->kind == PROCMAPS_ANON ? NULL :
-	    procmaps_basename(e), off, addr);
+	    procmaps_basename(e), f != NULL ? symcache_function_start(f, off) :
+	    off, addr);
 	return 1;
 }
 
@@ -410,6 +415,8 @@ resolve_file_names(struct resolve *r, const char *path, uint64_t vaddr,
 		base = path;
 	if (symcache_file_offset(f, vaddr, &off) == -1)
 		base = NULL;
+	else
+		off = symcache_function_start(f, off);
 	symcache_put(r->cache, f);
 	names[0] = resolve_unknown(r, base, off, vaddr);
 	return 1;

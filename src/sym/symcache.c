@@ -568,6 +568,25 @@ symcache_file_offset(const struct symcache_file *f, uint64_t vaddr,
 	return elf_file_vaddr_to_offset(f->sf.segs, f->sf.nsegs, vaddr, off);
 }
 
+/*
+ * The file offset of the start of the function that holds file offset
+ * off, by the file's FDE ranges (a stripped file), else off.
+ */
+uint64_t
+symcache_function_start(const struct symcache_file *f, uint64_t off)
+{
+	const struct elf_fde_range	*r;
+	uint64_t			 vaddr, start;
+
+	if (f->sf.nfde == 0 || elf_file_offset_to_vaddr(f->sf.segs,
+	    f->sf.nsegs, off, &vaddr) == -1 ||
+	    (r = elf_fde_find(f->sf.fde, f->sf.nfde, vaddr)) == NULL ||
+	    elf_file_vaddr_to_offset(f->sf.segs, f->sf.nsegs, r->start,
+	    &start) == -1 || start > off)
+		return off;
+	return start;
+}
+
 struct symcache *
 symcache_create(const struct config *conf)
 {

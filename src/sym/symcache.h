@@ -49,6 +49,8 @@ size_t		 symcache_lines(struct symcache *, const struct symcache_file *,
 uint64_t	 symcache_dwarf_later(const struct symcache *);
 int		 symcache_file_offset(const struct symcache_file *, uint64_t,
 		    uint64_t *);
+uint64_t	 symcache_function_start(const struct symcache_file *,
+		    uint64_t);
 int		 symcache_file_vaddr(const struct symcache_file *, uint64_t,
 		    uint64_t *);
 size_t		 symcache_file_count(const struct symcache_file *);

@@ -172,6 +172,13 @@ symfile_load(struct symfile *sf, struct elf_file *ef,
 		symfile_refuse(name, symtab_builder_refused(b) | go_over,
 		    mini_over, lim);
 	sf->symtab = symtab_builder_finish(b);
+	/*
+	 * Stripped: where no symbol names a frame, the range of the
+	 * function it is in groups its addresses under one name.
+	 */
+	if (!sf->has_symtab)
+		sf->nfde = elf_fde_ranges(ef, &sf->fde, lim->max_symbols != 0 ?
+		    lim->max_symbols : SIZE_MAX);
 	elf_file_close(mef);
 	free(mini);
 }
@@ -226,6 +233,9 @@ symfile_release(struct symfile *sf)
 	free(sf->segs);
 	sf->segs = NULL;
 	sf->nsegs = 0;
+	free(sf->fde);
+	sf->fde = NULL;
+	sf->nfde = 0;
 }
 
 size_t
@@ -238,5 +248,5 @@ size_t
 symfile_bytes(const struct symfile *sf)
 {
 	return symtab_bytes(sf->symtab) + gopclntab_bytes(sf->go) +
-	    sf->nsegs * sizeof(*sf->segs);
+	    sf->nsegs * sizeof(*sf->segs) + sf->nfde * sizeof(*sf->fde);
 }

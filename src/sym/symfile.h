@@ -28,6 +28,9 @@ struct symfile {
 	struct srcline		*dwarf;		/* lines, inlines; or NULL */
 	struct elf_file_segment	*segs;
 	size_t			 nsegs;
+	/* A file without .symtab: its functions' ranges, for unknowns. */
+	struct elf_fde_range	*fde;
+	size_t			 nfde;
 	uint8_t			 build_id[ELF_FILE_BUILD_ID_MAX];
 	size_t			 build_id_len;
 	int			 has_symtab;

@@ -168,6 +168,53 @@ test_size0(const char *file)
 }
 
 /* Stripped files, and the unknown forms with their file offsets. */
+/*
+ * The function ranges .eh_frame_hdr and .eh_frame give are the
+ * functions nm knows, start and size, for a file of each kind.
+ */
+static void
+test_fde_ranges(const char *file, const char *nmfile)
+{
+	struct fx_syms			 syms;
+	struct elf_file			*ef;
+	struct elf_fde_range		*v;
+	const struct elf_fde_range	*r;
+	size_t				 i, n, funcs = 0, same = 0;
+	FILE				*f;
+
+	if (fx_nm(fpath(nmfile), 0, &syms) != 0 ||
+	    (f = fopen(fpath(file), "r")) == NULL) {
+		ok(0, "%s: nm", file);
+		return;
+	}
+	ef = elf_file_open(fileno(f));
+	n = ef != NULL ? elf_fde_ranges(ef, &v, 1 << 20) : 0;
+	ok(n > 0, "%s: %zu function ranges", file, n);
+	for (i = 0; n > 0 && i < syms.n; i++) {
+		if ((syms.v[i].type != 't' && syms.v[i].type != 'T') ||
+		    syms.v[i].size == 0)
+			continue;
+		funcs++;
+		if ((r = elf_fde_find(v, n, syms.v[i].addr +
+		    syms.v[i].size / 2)) != NULL &&
+		    r->start == syms.v[i].addr &&
+		    r->end == syms.v[i].addr + syms.v[i].size)
+			same++;
+		else
+			printf("# %s: %s %#llx+%llu not a range\n", file,
+			    syms.v[i].name, (unsigned long long)syms.v[i].addr,
+			    (unsigned long long)syms.v[i].size);
+	}
+	ok(funcs > 0 && same == funcs, "%s: %zu of %zu functions are a range",
+	    file, same, funcs);
+	ok(n == 0 || elf_fde_find(v, n, v[0].start - 1) == NULL,
+	    "%s: nothing before the first", file);
+	if (n > 0)
+		free(v);
+	elf_file_close(ef);
+	fclose(f);
+}
+
 static void
 test_stripped(void)
 {
@@ -198,6 +245,15 @@ test_stripped(void)
 		    (unsigned long long)s->addr);
 		is_str(resolve_file(ra, fpath("nopie.stripped"), s->addr),
 		    want, "stripped non-PIE: address");
+		/* Grouped by .eh_frame_hdr: the start's offset, not its own. */
+		snprintf(want, sizeof(want), "nopie.stripped+0x%llx",
+		    (unsigned long long)off);
+		is_str(resolve_file(rm, fpath("nopie.stripped"),
+		    s->addr + s->size / 2), want,
+		    "stripped non-PIE: the middle of a function, its start");
+		is_str(resolve_file(rm, fpath("nopie.stripped"),
+		    s->addr + s->size - 1), want,
+		    "stripped non-PIE: its last byte, its start");
 	} else
 		ok(0, "nopie: nm and readelf");
 
@@ -668,6 +724,9 @@ main(void)
 	test_size0("pie");
 	test_size0("nopie");
 	test_stripped();
+	test_fde_ranges("nopie", "nopie");
+	test_fde_ranges("pie.stripped", "pie");
+	test_fde_ranges("libfx.stripped.so", "libfx.so");
 	test_table();
 	test_sharing();
 	test_not_elf();
