@@ -97,7 +97,10 @@ test_expect_success ROOT,BPF,SYSTEMD_NS 'it profiles, reloads, and stops with a 
 	echo "$named of $all samples named" &&
 	test "$all" -gt 0 &&
 	test "$named" -ge $((all / 2)) &&
-	sd test ! -e /run/ebpfspyd
+	sd test ! -e /run/ebpfspyd &&
+	# UMask=0027: nothing it wrote is for other users.
+	find dest$outdir -perm /o=rwx >others &&
+	test_must_be_empty others
 '
 
 # A configuration with errors: the check before the start fails, and
