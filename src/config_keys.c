@@ -43,22 +43,13 @@ static const struct config_enum python_path_enum[] = {
 	{ NULL, 0 }
 };
 
-/* The daemon runs from /: a relative log_file would move. */
-static const char *
-config_log_file_check(const char *v)
-{
-	if (*v != '\0' && *v != '/')
-		return "expected an absolute path";
-	return NULL;
-}
-
 static const struct config_key config_daemon_keys[] = {
 	{ "daemon", "collect_interval", CONFIG_INT, OFF(collect_interval), 1,
 	    3600, NULL, "15", CONFIG_LIVE, "seconds between collection rounds",
 	    NULL },
 	{ "daemon", "log_file", CONFIG_STRING, OFF(log_file), 0, 0, NULL, "",
 	    CONFIG_LIVE, "log to this file, not to syslog (\"\": syslog)",
-	    config_log_file_check },
+	    config_check_abspath },
 	{ "daemon", "log_file_bytes", CONFIG_INT, OFF(log_file_bytes), 4096,
 	    1LL << 40, NULL, "10485760", CONFIG_LIVE,
 	    "size of log_file at which it becomes log_file.1, bytes", NULL },

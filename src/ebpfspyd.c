@@ -26,6 +26,7 @@
 #include "util/log.h"
 #include "metrics/metrics.h"
 #include "round/pids.h"
+#include "push/debuginfod.h"
 #include "push/pyroscope.h"
 #include "jvm/jvm.h"
 #include "python/python.h"
@@ -374,6 +375,7 @@ ebpfspyd_view_cb(struct metrics_view *v, void *arg)
 	v->unwind = d->unwind;
 	v->v8 = runtimes_find(d->runtimes, &v8_runtime);
 	v->jvm = runtimes_find(d->runtimes, &jvm_runtime);
+	v->debuginfod = d->debuginfod;
 }
 
 /* The runtimes, made as the table says; /metrics reads the unwinder's. */
@@ -406,6 +408,7 @@ ebpfspyd_free(struct ebpfspyd *d)
 	pids_free(d->pids);
 	runtimes_free(d->runtimes);
 	session_close(d->session);
+	debuginfod_free(d->debuginfod);
 	resolve_free(d->resolve);
 	config_free(d->conf);
 	ebpfspyd_daemon_outdir_hold(d, -1);
@@ -542,6 +545,7 @@ ebpfspyd_main(int argc, char **argv)
 	 */
 	if (d->conf->collect_kernel)
 		resolve_kernel_load(d->resolve);
+	d->debuginfod = debuginfod_create(d->loop, d->resolve, d->conf);
 	ebpfspyd_runtimes_open(d);
 	if ((d->pids = pids_create(d->session, d->resolve, d->runtimes,
 	    d->conf)) == NULL)

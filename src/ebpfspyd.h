@@ -38,6 +38,7 @@ struct ebpfspyd {
 	struct runtimes		*runtimes;	/* runtime/runtime.h */
 	struct unwind_maps	*unwind;	/* of them, for /metrics */
 	struct resolve		*resolve;
+	struct debuginfod	*debuginfod;	/* missing debug files */
 	struct collect		*collect;
 	struct sinks		*sinks;
 	struct metrics		*metrics;

@@ -19,6 +19,7 @@
 #include "metrics/metrics.h"
 #include "round/pids.h"
 #include "reload.h"
+#include "push/debuginfod.h"
 #include "sym/resolve.h"
 #include "session/session.h"
 #include "sink/sinks.h"
@@ -91,6 +92,7 @@ ebpfspyd_reload(struct ebpfspyd *d)
 		    d->conf_path);
 	pids_configure(d->pids, new);
 	resolve_configure(d->resolve, new);
+	debuginfod_configure(d->debuginfod, new);
 	/* A listener that cannot move keeps the old one: no reason to fail. */
 	if (metrics_configure(d->metrics, new) == -1)
 		log_warnx("%s: [metrics] listen: keeping the previous listener",

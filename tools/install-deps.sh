@@ -37,10 +37,10 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 build="autoconf automake make gcc libc6-dev pkg-config clang llvm bpftool
-	libbpf-dev libelf-dev libdw-dev zlib1g-dev libev-dev libinih-dev
-	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev
+	libbpf-dev libelf-dev libdw-dev libdebuginfod-dev zlib1g-dev libev-dev
+	libinih-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev
 	libcurl4-openssl-dev liblzma-dev libiberty-dev libjson-c-dev"
-tests="prometheus curl xz-utils g++ nodejs elfutils dwz libc6-dbg python3 golang-go gawk
+tests="prometheus curl xz-utils g++ nodejs elfutils debuginfod dwz libc6-dbg python3 golang-go gawk
 	linux-perf libssl3 protobuf-compiler
 	binutils groff-base mandoc procps util-linux libcap2-bin
 	libxml2-utils chromium fonts-dejavu-core
@@ -48,7 +48,7 @@ tests="prometheus curl xz-utils g++ nodejs elfutils dwz libc6-dbg python3 golang
 	libclang-rt-14-dev"
 if [ -n "$cross" ]; then
 	# The libraries the userspace links, as configure asks for them.
-	libs="libbpf-dev libelf-dev libdw-dev zlib1g-dev libev-dev libinih-dev
+	libs="libbpf-dev libelf-dev libdw-dev libdebuginfod-dev zlib1g-dev libev-dev libinih-dev
 		libprotobuf-c-dev libmicrohttpd-dev libcurl4-openssl-dev
 		liblzma-dev libiberty-dev libjson-c-dev libc6-dev"
 	dpkg --print-foreign-architectures | grep -qx arm64 ||

@@ -45,6 +45,16 @@ struct config_key {
 	const char			*(*check)(const char *);
 };
 
+/*
+ * The check of a CONFIG_STRING key naming a path: the daemon runs from
+ * /, so a relative one would move.  Empty: not set.
+ */
+static inline const char *
+config_check_abspath(const char *v)
+{
+	return *v != '\0' && *v != '/' ? "expected an absolute path" : NULL;
+}
+
 /* A key's place in struct config, for the tables of keys. */
 #define CONFIG_OFF(f)	offsetof(struct config, f)
 
@@ -148,6 +158,11 @@ struct config {
 	int		 perf_maps;
 	int		 symbol_inlines;	/* DWARF's inlined frames */
 	long long	 symbol_dwarf_bytes;	/* per file */
+	char		*debuginfod_urls;	/* "": $DEBUGINFOD_URLS */
+	char		*debuginfod_cache;	/* "": <output dir>/.debuginfod */
+	long long	 debuginfod_max_bytes;	/* one file */
+	long long	 debuginfod_cache_bytes;
+	long long	 debuginfod_timeout;	/* seconds, one fetch */
 
 	/* [python] */
 	int		 python_enabled;

@@ -23,6 +23,8 @@ struct unwind_maps;
  * parts without knowing the daemon's own structure, so nothing below
  * the top of src/ includes ebpfspyd.h.  NULL parts are not started yet.
  */
+struct debuginfod;
+
 struct metrics_view {
 	struct config		*conf;
 	const char		*conf_path;
@@ -37,6 +39,7 @@ struct metrics_view {
 	struct unwind_maps	*unwind;
 	struct v8		*v8;
 	void			*jvm;		/* jvm_runtime's own */
+	struct debuginfod	*debuginfod;
 };
 typedef void	(*metrics_view_cb)(struct metrics_view *, void *);
 

@@ -21,6 +21,7 @@
 #include "util/clock.h"
 #include "util/json.h"
 #include "metrics.h"
+#include "push/debuginfod.h"
 #include "round/pids.h"
 #include "sym/resolve.h"
 #include "session/session.h"
@@ -464,6 +465,33 @@ metrics_prom_jvm(FILE *f, const struct metrics_view *d)
 	    "Java frames named.", st.frames);
 }
 
+/* Debug files fetched from debuginfod servers (src/push/debuginfod.c). */
+static void
+metrics_prom_debuginfod(FILE *f, const struct metrics_view *d)
+{
+	static const char *const fails[DEBUGINFOD_NFAIL] = {
+		[DEBUGINFOD_NOT_FOUND] = "not_found",
+		[DEBUGINFOD_TOO_BIG] = "too_big",
+		[DEBUGINFOD_TIMEOUT] = "timeout",
+		[DEBUGINFOD_BAD] = "bad_file",
+		[DEBUGINFOD_ERROR] = "error",
+	};
+	struct debuginfod_stats	 st;
+	const char		*name = "ebpfspy_debuginfod_fetches_total";
+	int			 i;
+
+	memset(&st, 0, sizeof(st));
+	if (d->debuginfod != NULL)
+		debuginfod_stats(d->debuginfod, &st);
+	metrics_prom_family(f, name, "counter",
+	    "Debug files fetched from debuginfod servers, by result.");
+	metrics_prom_u64(f, name, "result", "ok", st.ok);
+	for (i = 0; i < DEBUGINFOD_NFAIL; i++)
+		metrics_prom_u64(f, name, "result", fails[i], st.fail[i]);
+	metrics_prom_gauge(f, "ebpfspy_debuginfod_running",
+	    "Fetches from debuginfod servers in progress.", st.running);
+}
+
 /* Unwind tables (src/unwind/unwind_maps.c) and how walks with them ended. */
 static void
 metrics_prom_unwind(FILE *f, const struct metrics_view *d)
@@ -573,6 +601,7 @@ metrics_prom_write(FILE *f, const struct metrics_view *d, const struct metrics_p
 	metrics_prom_unwind(f, d);
 	metrics_prom_v8(f, d);
 	metrics_prom_jvm(f, d);
+	metrics_prom_debuginfod(f, d);
 	if (d->collect != NULL)
 		symstats_prom(collect_symstats(d->collect), f);
 	if (mp != NULL)

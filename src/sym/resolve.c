@@ -141,6 +141,25 @@ const struct config_key resolve_keys[] = {
 	    CONFIG_OFF(symbol_dwarf_bytes), 0, 1LL << 40, NULL, "67108864",
 	    CONFIG_LIVE, "memory the DWARF of one file may take, bytes; "
 	    "more: refused; 0: no DWARF read", NULL },
+	{ "symbols", "debuginfod_urls", CONFIG_STRING,
+	    CONFIG_OFF(debuginfod_urls), 0, 0, NULL, "", CONFIG_LIVE,
+	    "debuginfod servers to fetch missing debug files from, "
+	    "blank-separated (\"\": $DEBUGINFOD_URLS, else none)", NULL },
+	{ "symbols", "debuginfod_cache", CONFIG_STRING,
+	    CONFIG_OFF(debuginfod_cache), 0, 0, NULL, "", CONFIG_LIVE,
+	    "directory of the debug files fetched (\"\": .debuginfod in "
+	    "the output directory)", config_check_abspath },
+	{ "symbols", "debuginfod_max_bytes", CONFIG_INT,
+	    CONFIG_OFF(debuginfod_max_bytes), 4096, 1LL << 34, NULL,
+	    "268435456", CONFIG_LIVE,
+	    "largest debug file fetched, bytes", NULL },
+	{ "symbols", "debuginfod_cache_bytes", CONFIG_INT,
+	    CONFIG_OFF(debuginfod_cache_bytes), 65536, 1LL << 40, NULL,
+	    "1073741824", CONFIG_LIVE,
+	    "size of the debug files fetched kept on disk, bytes", NULL },
+	{ "symbols", "debuginfod_timeout", CONFIG_INT,
+	    CONFIG_OFF(debuginfod_timeout), 1, 3600, NULL, "60", CONFIG_LIVE,
+	    "seconds one fetch may take", NULL },
 	{ NULL }
 };
 
@@ -469,4 +488,22 @@ resolve_stats(struct resolve *r, struct resolve_stats *st)
 	st->kept = r->kept;
 	st->rereads = r->rereads;
 	st->bad_skips = r->bad_skips;
+}
+
+size_t
+resolve_debug_wants(struct resolve *r, struct symcache_build_id *ids,
+    size_t max)
+{
+	return symcache_want_take(r->cache, ids, max);
+}
+
+/* The names of frames already made stand until their epoch changes. */
+size_t
+resolve_debug_fetched(struct resolve *r, const uint8_t *id, size_t len)
+{
+	size_t	 n;
+
+	if ((n = symcache_want_fetched(r->cache, id, len)) > 0)
+		r->epoch++;
+	return n;
 }

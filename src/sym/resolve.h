@@ -110,6 +110,17 @@ uint64_t	 resolve_epoch(const struct resolve *);
 extern const struct config_key resolve_keys[];
 
 void		 resolve_round_end(struct resolve *);
+
+/*
+ * Debug files to fetch (push/debuginfod.c): build ids of stripped files
+ * read without one, taken off the list; and, once one is fetched, the
+ * tables to read again.  symcache.h's struct symcache_build_id.
+ */
+struct symcache_build_id;
+size_t		 resolve_debug_wants(struct resolve *,
+		    struct symcache_build_id *, size_t);
+size_t		 resolve_debug_fetched(struct resolve *, const uint8_t *,
+		    size_t);
 void		 resolve_stats(struct resolve *, struct resolve_stats *);
 
 #endif

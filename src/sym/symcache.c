@@ -282,6 +282,8 @@ symcache_lookup(struct symcache *c, int fd, const struct stat *sb,
 	memset(&d, 0, sizeof(d));
 	if (!f->sf.has_symtab)
 		symfile_debug_find(&d, &f->sf, ef, ctx);
+	if (!f->sf.has_symtab && d.ef == NULL)
+		symcache_want_add(c, &f->sf);
 	if ((has_debug = d.ef != NULL)) {
 		kd = *k;
 		kd.kind = SYMCACHE_KEY_DEBUG;
@@ -604,7 +606,7 @@ symcache_configure(struct symcache *c, const struct config *conf)
 {
 	struct symcache_file	*f;
 	struct symfile_limits	 lim;
-	const char		*dirs;
+	char			*dirs;
 
 	c->max_files = conf->symbol_cache_files > 0 ?
 	    (size_t)conf->symbol_cache_files : 1;
@@ -628,7 +630,16 @@ symcache_configure(struct symcache *c, const struct config *conf)
 	lim.max_debugdata = conf->symbol_max_debugdata;
 	lim.max_dwarf = conf->symbol_dwarf_bytes;
 	c->inlines = conf->symbol_inlines;
-	dirs = conf->debug_dirs != NULL ? conf->debug_dirs : "";
+	/* The debug files debuginfod fetched are looked for too. */
+	free(c->fetch_dir);
+	c->fetch_dir = symcache_fetch_dir(conf);
+	if (c->fetch_dir != NULL)
+		xasprintf(&dirs, "%s%s%s", conf->debug_dirs != NULL ?
+		    conf->debug_dirs : "", conf->debug_dirs != NULL &&
+		    *conf->debug_dirs != '\0' ? ":" : "", c->fetch_dir);
+	else
+		dirs = xstrdup(conf->debug_dirs != NULL ? conf->debug_dirs :
+		    "");
 	if (c->debug_dirs == NULL || strcmp(c->debug_dirs, dirs) != 0 ||
 	    memcmp(&c->lim, &lim, sizeof(lim)) != 0) {
 		/*
@@ -638,9 +649,10 @@ symcache_configure(struct symcache *c, const struct config *conf)
 		while (c->tail != NULL)
 			symcache_evict(c, c->tail);
 		free(c->debug_dirs);
-		c->debug_dirs = xstrdup(dirs);
+		c->debug_dirs = dirs;
 		c->lim = lim;
-	}
+	} else
+		free(dirs);
 	symcache_trim(c);
 }
 
@@ -657,6 +669,8 @@ symcache_free(struct symcache *c)
 		symcache_evict(c, c->tail);
 	symcache_put(c, c->vdso);
 	free(c->debug_dirs);
+	free(c->fetch_dir);
+	free(c->want);
 	free(c->ino);
 	free(c);
 }

@@ -51,6 +51,18 @@ int		 symcache_file_offset(const struct symcache_file *, uint64_t,
 		    uint64_t *);
 uint64_t	 symcache_function_start(const struct symcache_file *,
 		    uint64_t);
+/* debuginfod's directory for conf, or NULL: off (free it). */
+char		*symcache_fetch_dir(const struct config *);
+/* symcache_want.c: debug files to fetch (debuginfod), and fetched. */
+#define SYMCACHE_BUILD_ID_MAX	64	/* ELF_FILE_BUILD_ID_MAX */
+struct symcache_build_id {
+	uint8_t		 id[SYMCACHE_BUILD_ID_MAX];
+	size_t		 len;
+};
+size_t		 symcache_want_take(struct symcache *,
+		    struct symcache_build_id *, size_t);
+size_t		 symcache_want_fetched(struct symcache *, const uint8_t *,
+		    size_t);
 int		 symcache_file_vaddr(const struct symcache_file *, uint64_t,
 		    uint64_t *);
 size_t		 symcache_file_count(const struct symcache_file *);

@@ -83,7 +83,14 @@ struct symcache {
 	int			 inlines;	/* DWARF's inlined frames */
 	uint64_t		 dwarf_later;	/* lookups put off */
 	struct symcache_dwarf_memo dw;
-	char			*debug_dirs;
+	char			*debug_dirs;	/* and the fetched files' */
+	char			*fetch_dir;	/* debuginfod's; NULL: off */
+	/* Build ids of stripped files without debug files, to fetch. */
+	struct symcache_want {
+		uint8_t		 id[ELF_FILE_BUILD_ID_MAX];
+		size_t		 len;
+	}			*want;
+	size_t			 nwant;
 	struct symfile_limits	 lim;		/* of a table's build */
 	uint64_t		 round;
 	struct symcache_alias	**ino;
@@ -96,6 +103,9 @@ struct symcache {
 	const void		*vdso_img;
 	uint64_t		 vdso_size;
 };
+
+/* symcache_want.c */
+void		 symcache_want_add(struct symcache *, const struct symfile *);
 
 /* symcache.c */
 struct symcache_file *symcache_file_new(void);

@@ -215,6 +215,53 @@ test_fde_ranges(const char *file, const char *nmfile)
 	fclose(f);
 }
 
+/*
+ * With debuginfod on, a stripped file read without a debug file is
+ * wanted by its build id; once a debug file is in the fetch directory
+ * (push/debuginfod.c puts it there), its table is read again, named.
+ */
+static void
+test_debug_wanted(void)
+{
+	struct symcache_build_id	 ids[4];
+	struct fx_syms			 syms;
+	const struct fx_sym		*s;
+	struct config			*conf;
+	struct resolve			*r;
+	char				 hex[2 * SYMCACHE_BUILD_ID_MAX + 1];
+	char				 cache[PATH_MAX];
+	size_t				 n, i;
+
+	if (fx_nm(fpath("pie"), 0, &syms) != 0 ||
+	    (s = fx_find(&syms, "fx_beta")) == NULL) {
+		ok(0, "pie: nm");
+		return;
+	}
+	snprintf(cache, sizeof(cache), "%s/fetched", dir);
+	conf = config_defaults();
+	free(conf->debuginfod_urls);
+	conf->debuginfod_urls = strdup("http://127.0.0.1:9");
+	free(conf->debuginfod_cache);
+	conf->debuginfod_cache = strdup(cache);
+	r = resolve_create(conf);
+	ok(strcmp(resolve_file(r, fpath("pie.stripped"), s->addr),
+	    "fx_beta") != 0, "stripped, no debug file yet: not named");
+	n = resolve_debug_wants(r, ids, 4);
+	is_int((int)n, 1, "its build id is wanted");
+	ok(resolve_debug_wants(r, ids + 1, 3) == 0, "taken off the list");
+	for (i = 0; n == 1 && i < ids[0].len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", ids[0].id[i]);
+	ok(n == 1 && fx_sh("mkdir -p %s/.build-id/%.2s && cp %s "
+	    "%s/.build-id/%.2s/%s.debug", cache, hex, fpath("pie"), cache, hex,
+	    hex + 2) == 0, "a debug file fetched");
+	ok(n == 1 && resolve_debug_fetched(r, ids[0].id, ids[0].len) == 1,
+	    "the table read without it goes");
+	is_str(resolve_file(r, fpath("pie.stripped"), s->addr), "fx_beta",
+	    "read again: named from the fetched file");
+	resolve_free(r);
+	config_free(conf);
+}
+
 static void
 test_stripped(void)
 {
@@ -724,6 +771,7 @@ main(void)
 	test_size0("pie");
 	test_size0("nopie");
 	test_stripped();
+	test_debug_wanted();
 	test_fde_ranges("nopie", "nopie");
 	test_fde_ranges("pie.stripped", "pie");
 	test_fde_ranges("libfx.stripped.so", "libfx.so");
