@@ -117,6 +117,8 @@ debuginfod_configure(struct debuginfod *d, const struct config *conf)
 {
 	const char	*urls = conf->debuginfod_urls;
 
+	if (d == NULL)
+		return;
 	free(d->urls);
 	free(d->dir);
 	if (urls == NULL || *urls == '\0')

@@ -439,7 +439,7 @@ test_tables(void)
 	}
 	ok(runs, "tables: each section's keys in one run");
 	is_int(dups, 0, "tables: no key twice");
-	is_int(checks, 7, "tables: seven keys checked by their subsystems");
+	is_int(checks, 12, "tables: twelve keys checked by their subsystems");
 	k = config_key_find("symbols", "debug_dirs");
 	ok(k != NULL && k->check != NULL && k->check("/a:/b") == NULL &&
 	    k->check("rel") != NULL, "tables: debug_dirs checked by debuginfo");

@@ -270,8 +270,9 @@ test_unknown(void)
 		ok(0, "pie.stripped started");
 		return;
 	}
+	/* Inside fx_alpha: named by the function's start (.eh_frame_hdr). */
 	a = fx_proc_addr(&p, "fx_alpha") + 1;
-	off = fx_vaddr_to_offset(&segs, s->addr + 1);
+	off = fx_vaddr_to_offset(&segs, s->addr);
 	rm = mkresolve(1, 0, 0, 0);
 	ra = mkresolve(0, 1, 0, 0);
 	rn = mkresolve(0, 0, 0, 0);
@@ -283,7 +284,7 @@ test_unknown(void)
 	snprintf(want, sizeof(want), "pie.stripped+0x%llx",
 	    (unsigned long long)off);
 	is_str(resolve_user(rm, rpm, a), want,
-	    "unknown_symbol_module_offset: basename+file offset");
+	    "unknown_symbol_module_offset: basename+its function's offset");
 	is_str(resolve_user(rb, rpb, a), want,
 	    "both on: module offset first");
 	snprintf(want, sizeof(want), "0x%llx", (unsigned long long)a);
