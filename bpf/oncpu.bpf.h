@@ -36,15 +36,17 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	key.kind = PROFILE_KIND_CPU;
 	/*
-	 * A pid userspace has not answered yet (new, or exec'd): its
+	 * A pid userspace has not answered yet, seen first by a sample (a
+	 * process running when the daemon started, or forked since): its
 	 * sample is counted apart, with the stacks the global knobs ask
 	 * for, and userspace makes it CPU time once it knows the pid
 	 * profiled -- not dropped, so the first round after the start
-	 * has every process, and a new one its first samples.
+	 * has every process.  An exec'd one waiting for its maps to be
+	 * read (PENDING) is not counted: its user stack, walked without
+	 * tables and named before its maps are read, would be wrong.
 	 */
-	pending = cfg->type == PROFILE_PID_UNKNOWN ||
-	    (cfg->flags & PROFILE_PID_F_PENDING) != 0;
-	if (pending && (cfg->flags & PROFILE_PID_F_PENDING)) {
+	pending = cfg->type == PROFILE_PID_UNKNOWN;
+	if (cfg->flags & PROFILE_PID_F_PENDING) {
 		/*
 		 * Its first sample: ask userspace to look at it.  Ask
 		 * again every PROFILE_PENDING_RETRY samples while it has
@@ -68,6 +70,8 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 			cfg->flags &= ~PROFILE_PID_F_NOTIFY;
 			event_send_arg(PROFILE_EVENT_SAMPLED, tgid, h);
 		}
+		stat_add(PROFILE_STAT_UNKNOWN_DROP, 1);
+		return 0;
 	}
 	if (pending) {
 		key.kind = PROFILE_KIND_CPU_PENDING;

@@ -49,7 +49,9 @@ test_expect_success ROOT,BPF "$N processes wait, then the daemon starts" '
 
 # Every sample BPF counts reaches a profile but for those of processes
 # gone before the daemon could look at them (lost, pid_unresolved: the
-# test's own grep and wc here).  How many samples 30 ms of CPU time
+# test's own grep and wc here).  What BPF drops is the samples of
+# processes exec'd since the start (the test's own, the machine's), not
+# of these.  How many samples 30 ms of CPU time
 # makes depends on the machine (a VM here had 78% of CPU time x rate):
 # 60% of it, where before these processes had 5.5% (673 of 12,172, 8,334
 # dropped as pid_pending).
@@ -73,7 +75,6 @@ test_expect_success ROOT,BPF 'they work: their first samples are counted too' '
 	    "profiles of the $counted BPF counted; $pending counted" \
 	    "pending, $dropped dropped" &&
 	test "$pending" -ge $N &&
-	test "$dropped" = 0 &&
 	test "$all" -ge $((counted * 98 / 100)) &&
 	test "$mine" -ge $((want * 60 / 100))
 '

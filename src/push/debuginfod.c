@@ -485,10 +485,11 @@ debuginfod_poll_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	for (i = 0; i < DEBUGINFOD_CHILDREN && d->nqueue > 0; i++) {
 		if (d->kids[i].pid != 0)
 			continue;
-		if (debuginfod_start(d, &d->kids[i],
-		    &d->queue[d->nqueue - 1]) == -1)
+		/* First in, first out: a burst of others waits its turn. */
+		if (debuginfod_start(d, &d->kids[i], &d->queue[0]) == -1)
 			break;
-		d->nqueue--;
+		memmove(&d->queue[0], &d->queue[1],
+		    --d->nqueue * sizeof(d->queue[0]));
 	}
 }
 
