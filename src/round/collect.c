@@ -51,7 +51,6 @@ struct collect {
 	uint64_t		 trim_round;	/* the last that trimmed */
 	uint64_t		 samples, offcpu_ns;
 	uint64_t		 lost_pending;	/* CPU_PENDING, never known */
-	uint64_t		 lost_runtime;	/* CPU_PENDING of a runtime */
 	double			 last_ms, total_ms;
 	size_t			 last_entries, last_profiles;
 };
@@ -112,16 +111,6 @@ collect_entry(struct collect *c, const struct config *conf,
 			if (kind == PROFILE_KIND_CPU_PENDING &&
 			    pids_proc_is_unresolved(proc))
 				c->lost_pending += val;
-			return;
-		}
-		/*
-		 * A runtime's process (Python, Node.js): its samples
-		 * before we read its runtime hold the interpreter's
-		 * frames, not its functions -- left out, and counted.
-		 */
-		if (kind == PROFILE_KIND_CPU_PENDING &&
-		    !pids_proc_is_native(proc)) {
-			c->lost_runtime += val;
 			return;
 		}
 		kind = kind == PROFILE_KIND_CPU_PENDING ? PROFILE_KIND_CPU :
@@ -309,7 +298,6 @@ collect_stats(struct collect *c, struct collect_stats *st)
 	st->offcpu_ns = c->offcpu_ns;
 	st->lost_stacks = collect_stack_lost(c->stack);
 	st->lost_pending = c->lost_pending;
-	st->lost_runtime = c->lost_runtime;
 	st->last_ms = c->last_ms;
 	st->total_ms = c->total_ms;
 	st->last_end = c->rounds > 0 ? c->start_real : 0;

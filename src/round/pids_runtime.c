@@ -238,12 +238,6 @@ pids_proc_is_profiled(const struct pids_proc *proc)
 }
 
 int
-pids_proc_is_native(const struct pids_proc *proc)
-{
-	return proc->type == PROFILE_PID_FP;
-}
-
-int
 pids_proc_is_unresolved(const struct pids_proc *proc)
 {
 	return proc->type == PROFILE_PID_UNKNOWN;
