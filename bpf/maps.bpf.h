@@ -169,8 +169,7 @@ event_send(__u32 type, __u32 pid)
 /*
  * The config of a pid.  A pid seen for the first time gets an UNKNOWN
  * placeholder and one request to userspace; the placeholder is the rate
- * limit, and is returned: the sample that made it is counted as
- * pending, as are the ones after it until userspace answers.
+ * limit, and the sample that found it is dropped.
  */
 static __always_inline struct profile_pid_config *
 pid_config_get(__u32 pid)
@@ -189,7 +188,7 @@ pid_config_get(__u32 pid)
 	}
 	stat_add(PROFILE_STAT_UNKNOWN_PID, 1);
 	event_send(PROFILE_EVENT_UNKNOWN_PID, pid);
-	return bpf_map_lookup_elem(&pid_config, &pid);
+	return NULL;
 }
 
 #endif

@@ -24,34 +24,18 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 	struct profile_pid_config	*cfg;
 	struct profile_key		 key = {};
 	__u64				 id;
-	__u32				 tgid;
-	int				 pending;
 
 	stat_add(PROFILE_STAT_SAMPLES, 1);
 	id = bpf_get_current_pid_tgid();
-	tgid = id >> 32;
 	task = (struct task_struct *)bpf_get_current_task();
-	if ((cfg = task_config_flags(tgid, tgid != 0 ?
-	    BPF_CORE_READ(task, flags) : 0, 1)) == NULL)
+	if ((cfg = task_config(task, id >> 32)) == NULL)
 		return 0;
-	key.kind = PROFILE_KIND_CPU;
-	/*
-	 * A pid userspace has not answered yet, seen first by a sample (a
-	 * process running when the daemon started, or forked since): its
-	 * sample is counted apart, with the stacks the global knobs ask
-	 * for, and userspace makes it CPU time once it knows the pid
-	 * profiled -- not dropped, so the first round after the start
-	 * has every process.  An exec'd one waiting for its maps to be
-	 * read (PENDING) is not counted: its user stack, walked without
-	 * tables and named before its maps are read, would be wrong.
-	 */
-	pending = cfg->type == PROFILE_PID_UNKNOWN;
 	if (cfg->flags & PROFILE_PID_F_PENDING) {
 		/*
 		 * Its first sample: ask userspace to look at it.  Ask
 		 * again every PROFILE_PENDING_RETRY samples while it has
 		 * not answered: a request lost (a full ring buffer) must
-		 * not leave the process waiting for good.
+		 * not leave the process unprofiled for good.
 		 */
 		if ((cfg->flags & PROFILE_PID_F_NOTIFY) ||
 		    ++cfg->dropped % PROFILE_PENDING_RETRY == 0) {
@@ -68,24 +52,20 @@ on_cpu_sample(struct bpf_perf_event_data *ctx)
 				h = stack_store(ctx, BPF_F_USER_STACK,
 				    PROFILE_STAT_USTACK_ERR, NULL, 0);
 			cfg->flags &= ~PROFILE_PID_F_NOTIFY;
-			event_send_arg(PROFILE_EVENT_SAMPLED, tgid, h);
+			event_send_arg(PROFILE_EVENT_SAMPLED, id >> 32, h);
 		}
 		stat_add(PROFILE_STAT_UNKNOWN_DROP, 1);
 		return 0;
 	}
-	if (pending) {
-		key.kind = PROFILE_KIND_CPU_PENDING;
-		stat_add(PROFILE_STAT_CPU_PENDING, 1);
-	}
-	key.pid = tgid;
+	key.pid = id >> 32;
 	key.tid = per_thread ? (__u32)id : 0;
+	key.kind = PROFILE_KIND_CPU;
 	if (per_thread)
 		thread_comm_note(key.tid);
-	if ((pending ? collect_kernel : cfg->collect_kernel) &&
-	    !sample_in_user_mode(ctx))
+	if (cfg->collect_kernel && !sample_in_user_mode(ctx))
 		key.kstack = stack_store(ctx, 0, PROFILE_STAT_KSTACK_ERR,
 		    NULL, 0);
-	if ((pending ? collect_user : cfg->collect_user) && key.pid != 0)
+	if (cfg->collect_user && key.pid != 0)
 		runtime_sample_stacks(ctx, task, cfg, &key);
 	count_add(&key, 1);
 	stat_add(PROFILE_STAT_COUNTED, 1);

@@ -72,12 +72,7 @@ enum profile_kind {
 	 * userspace counts it as OFFCPU if the pid turned out profiled.
 	 */
 	PROFILE_KIND_OFFCPU_PENDING = 2,
-	/*
-	 * An on-CPU sample of a pid userspace had not answered yet: as
-	 * OFFCPU_PENDING, counted as CPU if the pid turned out profiled.
-	 */
-	PROFILE_KIND_CPU_PENDING = 3,
-	PROFILE_KIND_MAX = 4,
+	PROFILE_KIND_MAX = 3,
 };
 
 /*
@@ -192,7 +187,6 @@ enum profile_stat {
 	PROFILE_STAT_RT_READ_ERR,	/* runtime frame or object unreadable */
 	PROFILE_STAT_RT_TRUNCATED,	/* more records than PROFILE_RT_DEPTH */
 	PROFILE_STAT_RT_STACKS_FULL,	/* rtstacks map full: records lost */
-	PROFILE_STAT_CPU_PENDING,	/* samples of pids awaiting config */
 	PROFILE_STAT_MAX
 };
 

@@ -79,7 +79,7 @@ ebpfspyd_lost(struct ebpfspyd *d, const struct collect_stats *cs)
 	session_stats(d->session, st);
 	return st[PROFILE_STAT_PID_MAP_FULL] + st[PROFILE_STAT_COUNTS_FULL] +
 	    st[PROFILE_STAT_STACKS_FULL] + st[PROFILE_STAT_RINGBUF_LOST] +
-	    cs->lost_stacks + cs->lost_pending;
+	    cs->lost_stacks;
 }
 
 /*

@@ -285,9 +285,6 @@ metrics_prom_samples(FILE *f, const struct metrics_view *d, const uint64_t *stat
 	/* Counted in userspace: a stack id the kernel no longer had. */
 	metrics_prom_u64(f, "ebpfspy_lost_total", "cause", "stack_missing",
 	    cs->lost_stacks);
-	/* A sample of a process gone before it could be looked at. */
-	metrics_prom_u64(f, "ebpfspy_lost_total", "cause", "pid_unresolved",
-	    cs->lost_pending);
 	metrics_prom_counter(f, "ebpfspy_unknown_pid_requests_total",
 	    "Requests the BPF program sent about processes it did not know.",
 	    stats[PROFILE_STAT_UNKNOWN_PID]);

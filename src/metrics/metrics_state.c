@@ -190,7 +190,6 @@ metrics_state_write(FILE *f, const struct metrics_view *d, const char *listen)
 	json_uint(j, "samples", cs.samples);
 	json_uint(j, "offcpu_ns", cs.offcpu_ns);
 	json_uint(j, "lost_stacks", cs.lost_stacks);
-	json_uint(j, "lost_pending", cs.lost_pending);
 	json_object_end(j);
 	if (cs.rounds == 0)
 		json_null(j, "last_round");

@@ -50,7 +50,6 @@ struct collect {
 	uint64_t		 trims;		/* rounds that trimmed */
 	uint64_t		 trim_round;	/* the last that trimmed */
 	uint64_t		 samples, offcpu_ns;
-	uint64_t		 lost_pending;	/* CPU_PENDING, never known */
 	double			 last_ms, total_ms;
 	size_t			 last_entries, last_profiles;
 };
@@ -100,21 +99,11 @@ collect_entry(struct collect *c, const struct config *conf,
 	if (kind >= PROFILE_KIND_MAX || val == 0)
 		return;
 	proc = pids_get(c->pids, key->pid);
-	if (kind == PROFILE_KIND_OFFCPU_PENDING ||
-	    kind == PROFILE_KIND_CPU_PENDING) {
-		/*
-		 * Sampled or waited before we knew the pid: ours if it is
-		 * profiled.  One we could not look at in time (gone
-		 * before its request was read) is a sample lost.
-		 */
-		if (!pids_proc_is_profiled(proc)) {
-			if (kind == PROFILE_KIND_CPU_PENDING &&
-			    pids_proc_is_unresolved(proc))
-				c->lost_pending += val;
+	if (kind == PROFILE_KIND_OFFCPU_PENDING) {
+		/* Waited before we knew the pid: ours if it is profiled. */
+		if (!pids_proc_is_profiled(proc))
 			return;
-		}
-		kind = kind == PROFILE_KIND_CPU_PENDING ? PROFILE_KIND_CPU :
-		    PROFILE_KIND_OFFCPU;
+		kind = PROFILE_KIND_OFFCPU;
 	}
 	ids = collect_stack_name(c->stack, proc, key, &nframes);
 	p = collect_profs_get(c->profs, conf, kind, proc, c->start_real, now);
@@ -297,7 +286,6 @@ collect_stats(struct collect *c, struct collect_stats *st)
 	st->samples = c->samples;
 	st->offcpu_ns = c->offcpu_ns;
 	st->lost_stacks = collect_stack_lost(c->stack);
-	st->lost_pending = c->lost_pending;
 	st->last_ms = c->last_ms;
 	st->total_ms = c->total_ms;
 	st->last_end = c->rounds > 0 ? c->start_real : 0;

@@ -30,7 +30,6 @@ struct collect_stats {
 	uint64_t		samples;	/* on-CPU samples in profiles */
 	uint64_t		offcpu_ns;	/* off-CPU time in profiles */
 	uint64_t		lost_stacks;	/* ids BPF no longer had */
-	uint64_t		lost_pending;	/* samples of pids never known */
 	double			last_ms;	/* the last round took */
 	double			total_ms;	/* all rounds took */
 	int64_t			last_end;	/* ns since the epoch, or 0 */

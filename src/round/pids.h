@@ -27,8 +27,6 @@ enum pids_state {
  * these.  Valid until the next round end.
  */
 int		 pids_proc_is_profiled(const struct pids_proc *);
-/* Never looked at: gone before its maps could be read. */
-int		 pids_proc_is_unresolved(const struct pids_proc *);
 const char	*pids_proc_comm(const struct pids_proc *);
 /*
  * The labels its samples go under (its own, its parent's or

@@ -237,12 +237,6 @@ pids_proc_is_profiled(const struct pids_proc *proc)
 	    runtimes_is_pid_type(proc->runtimes, proc->type);
 }
 
-int
-pids_proc_is_unresolved(const struct pids_proc *proc)
-{
-	return proc->type == PROFILE_PID_UNKNOWN;
-}
-
 const char *
 pids_proc_comm(const struct pids_proc *proc)
 {

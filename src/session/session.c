@@ -270,7 +270,6 @@ session_stat_name(int stat)
 		[PROFILE_STAT_RT_READ_ERR] = "rt_read_err",
 		[PROFILE_STAT_RT_TRUNCATED] = "rt_truncated",
 		[PROFILE_STAT_RT_STACKS_FULL] = "rt_stacks_full",
-		[PROFILE_STAT_CPU_PENDING] = "cpu_pending",
 	};
 
 	if (stat < 0 || stat >= PROFILE_STAT_MAX || names[stat] == NULL)

@@ -1,7 +1,7 @@
 /*
  * A CPU workload with a known split, built with frame pointers.
  *
- *   burn [-w] [-m split|stacks|syscall] [-t seconds] [-c cpu-seconds]
+ *   burn [-m split|stacks|syscall] [-t seconds] [-c cpu-seconds]
  *        [-d depth] [-j threads]
  *
  * split:   main -> burn_a for 3 units of work, burn_b for 1: 75% / 25%
@@ -16,10 +16,7 @@
  * "ready <pid>" when it starts working; exits after -t seconds
  * (default 5), printing "cpu <ns>", the CPU time it used.  With -c it
  * stops instead when it has used that much CPU time: on a busy machine
- * a test gets the samples it needs, however long that takes.  -w waits
- * for SIGUSR1 before it works (printing "waiting <pid>"), and stays
- * after it until a signal kills it: processes that are there before a
- * profiler starts, and still there when it collects.
+ * a test gets the samples it needs, however long that takes.
  */
 /*
  * Frames for every function, leaves included, whatever CFLAGS say: GCC
@@ -31,7 +28,6 @@
 #include <sys/syscall.h>
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,10 +175,9 @@ main(int argc, char **argv)
 {
 	pthread_t	 th[64];
 	double		 secs = 5;
-	sigset_t	 usr1;
-	int		 ch, i, nthreads = 1, wait = 0, sig;
+	int		 ch, i, nthreads = 1;
 
-	while ((ch = getopt(argc, argv, "c:d:j:m:t:w")) != -1) {
+	while ((ch = getopt(argc, argv, "c:d:j:m:t:")) != -1) {
 		switch (ch) {
 		case 'c':
 			cpu_end = atof(optarg);
@@ -199,11 +194,8 @@ main(int argc, char **argv)
 		case 't':
 			secs = atof(optarg);
 			break;
-		case 'w':
-			wait = 1;
-			break;
 		default:
-			fprintf(stderr, "usage: burn [-w] [-m split|stacks|syscall] "
+			fprintf(stderr, "usage: burn [-m split|stacks|syscall] "
 			    "[-t seconds] [-c cpu-seconds] [-d depth] "
 			    "[-j threads]\n");
 			return 1;
@@ -213,14 +205,6 @@ main(int argc, char **argv)
 		depth = 6;
 	if (nthreads < 1 || nthreads > 64)
 		nthreads = 1;
-	if (wait) {
-		sigemptyset(&usr1);
-		sigaddset(&usr1, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &usr1, NULL);
-		printf("waiting %d\n", (int)getpid());
-		fflush(stdout);
-		sigwait(&usr1, &sig);
-	}
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	end = now() + secs;
@@ -234,9 +218,6 @@ main(int argc, char **argv)
 
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 		printf("cpu %lld\n", ts.tv_sec * 1000000000LL + ts.tv_nsec);
-		fflush(stdout);
 	}
-	while (wait)
-		pause();
 	return 0;
 }
