@@ -3,8 +3,8 @@ test_description='debug files of stripped programs fetched from debuginfod
 
 A real debuginfod (Debian'"'"'s, elfutils) on loopback serves the
 unstripped builds of t/helper/inlinew.c; the daemon profiles stripped
-copies.  Their frames get names and inlined frames once the debug file
-is fetched, into debuginfod_cache only; the cache stays under
+copies.  Their frames get names, inlined frames and source lines once
+the debug file is fetched, into debuginfod_cache only; the cache stays under
 debuginfod_cache_bytes.  A server stopped, one that sends garbage and
 one that does not answer in time: each failure counted by result, and
 the rounds keep their pace.'
@@ -101,6 +101,12 @@ test_expect_success ROOT,BPF,DEBUGINFOD 'a stripped program: named, mix inlined,
 	kill $(cat a.pid) &&
 	folded cpu s50091 >a.folded &&
 	grep -q "hash_block;mix (inlined)" a.folded &&
+	if command -v go >/dev/null; then
+		go tool pprof -lines -top -nodecount=100 \
+		    out/cpu/s50091/*.pb.gz >pprof.top 2>&1 &&
+		grep -E " mix \(inlined\) .*/inlinew\.c:2[234]( \(inline\))?\$" \
+		    pprof.top
+	fi &&
 	test_path_is_file cache/.build-id/50/090001.debug &&
 	test "$(metric ebpfspy_debuginfod_fetches_total ok)" = 1 &&
 	! test -e out/.debuginfod
