@@ -80,11 +80,14 @@ for mode in garbage stride noend names old field; do
 	field) why="field _heaps" ;;
 	*) why=tables ;;
 	esac
+	# Each its own output: the last one's "ready" in a shared file,
+	# read before the new process truncated it, let jvmnames look at a
+	# process that had not mapped its libjvm.so yet (exit 1, once in CI).
 	test_expect_success ROOT "a libjvm.so of $mode tables: refused ($why)" '
-		{ fakejava $mode >fake.out & } &&
+		{ fakejava $mode >fake.$mode.out & } &&
 		pid=$! &&
 		test_when_finished "kill $pid" &&
-		while ! grep -q ready fake.out; do
+		while ! grep -q ready fake.$mode.out; do
 			kill -0 $pid || return 1
 			sleep 0.01
 		done &&
