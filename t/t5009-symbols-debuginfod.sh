@@ -17,7 +17,7 @@ SRC="$EBPFSPY_SOURCE_DIR/t/helper/inlinew.c"
 test_lazy_prereq DEBUGINFOD 'command -v debuginfod && cc --version &&
 	command -v curl && command -v python3'
 
-test_atexit 'for f in "$TRASH_DIRECTORY"/*.srvpid; do
+test_atexit 'for f in "$TRASH_DIRECTORY"/*pid; do
 	test -f "$f" && kill $(cat "$f") 2>/dev/null; done; :'
 
 free_port () {
@@ -90,14 +90,21 @@ test_expect_success ROOT,BPF,DEBUGINFOD 'a stripped program: named, mix inlined,
 	EOF
 	sed -i "s/^collect_interval = .*/collect_interval = 1/" ebpfspy.conf &&
 	daemon_start -c ebpfspy.conf -o out &&
-	{ ./s50091 -c 90 >a.out & } &&
+	{ ./s50091 -c 300 >a.out & } &&
 	echo $! >a.pid &&
 	# The machine may have many stripped files to ask about first.
 	n=0 &&
 	until test -f cache/.build-id/50/090001.debug; do
-		n=$((n + 1)) && test $n -lt 600 && sleep 0.1 || return 1
+		n=$((n + 1)) && test $n -lt 1200 && sleep 0.1 || return 1
 	done &&
-	sleep 3 &&
+	# The rounds after the fetch name the frames: wait for one (a
+	# sanitized daemon on a loaded machine is slow), then two more.
+	n=0 &&
+	until folded cpu s50091 | grep -q "hash_block;mix (inlined)"; do
+		n=$((n + 1)) && test $n -lt 600 && sleep 0.1 || {
+			folded cpu s50091; return 1; }
+	done &&
+	sleep 2 &&
 	kill $(cat a.pid) &&
 	folded cpu s50091 >a.folded &&
 	grep -q "hash_block;mix (inlined)" a.folded &&
