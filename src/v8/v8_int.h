@@ -4,6 +4,7 @@
 #include <sys/queue.h>
 #include <sys/types.h>
 
+#include "runtime/rt_stacks.h"
 #include "v8.h"
 
 struct config;
@@ -28,9 +29,7 @@ struct v8_proc {
 	pid_t			 pid;
 	struct v8_layout	 lay;
 	struct v8_sym		*sym;
-	struct v8_stack		*stacks;	/* open addressing by id */
-	size_t			 size;
-	size_t			 n;
+	struct rt_stacks	 stacks;	/* of struct v8_stack */
 };
 
 struct v8 {

@@ -16,71 +16,28 @@
 
 #include "bpf/profile.h"
 #include "session/session.h"
-#include "util/hash.h"
 #include "util/xmalloc.h"
 #include "v8_int.h"
 
-#define V8_STACKS_MAX	(64 * 1024)	/* per process */
 #define V8_NAME_MAX	1024
 
-static struct v8_stack *
-v8_stack_slot(struct v8_stack *v, size_t size, uint64_t id)
-{
-	size_t	 i = hash_mix(id) & (size - 1);
-
-	while (v[i].id != 0 && v[i].id != id)
-		i = (i + 1) & (size - 1);
-	return &v[i];
-}
-
 static void
-v8_stack_clear(struct v8_stack *s)
+v8_stack_clear(void *arg)
 {
-	size_t	 i;
+	struct v8_stack	*s = arg;
+	size_t		 i;
 
 	for (i = 0; i < s->n; i++) {
 		free(s->f[i].name);
 		free(s->f[i].file);
 	}
 	free(s->f);
-	memset(s, 0, sizeof(*s));
 }
 
 void
 v8_stacks_free(struct v8 *v, struct v8_proc *vp)
 {
-	size_t	 i;
-
-	for (i = 0; i < vp->size; i++) {
-		if (vp->stacks[i].id != 0)
-			(void)session_rtstack_delete(v->session,
-			    vp->stacks[i].id);
-		v8_stack_clear(&vp->stacks[i]);
-	}
-	free(vp->stacks);
-	vp->stacks = NULL;
-	vp->size = vp->n = 0;
-}
-
-/* Room for one more stack: the table doubled, or emptied when full. */
-static void
-v8_stacks_room(struct v8 *v, struct v8_proc *vp)
-{
-	struct v8_stack	*old = vp->stacks;
-	size_t		 i, size = vp->size;
-
-	if (2 * (vp->n + 1) <= vp->size)
-		return;
-	if (vp->n >= V8_STACKS_MAX)
-		v8_stacks_free(v, vp);
-	vp->size = vp->size == 0 ? 64 : 2 * vp->size;
-	vp->stacks = xcalloc(vp->size, sizeof(*vp->stacks));
-	for (i = 0; old != NULL && i < size; i++) {
-		if (old[i].id != 0)
-			*v8_stack_slot(vp->stacks, vp->size, old[i].id) =
-			    old[i];
-	}
-	free(old);
+	rt_stacks_free(&vp->stacks, v->session, v8_stack_clear);
 }
 
 int
@@ -92,18 +49,15 @@ v8_stack_seen(struct v8 *v, struct v8_proc *vp, uint64_t id)
 	enum v8_unnamed		 why;
 	size_t			 i, n;
 
-	if (id == 0 || session_rtstack_read(v->session, id, &rs) == -1)
+	if (id == 0 || rt_stacks_find(&vp->stacks, id) != NULL ||
+	    session_rtstack_read(v->session, id, &rs) == -1 ||
+	    (s = rt_stacks_add(&vp->stacks, v->session, id, sizeof(*s),
+	    v8_stack_clear)) == NULL)
 		return 0;
 	v->st.stacks++;
 	n = rs.n < PROFILE_RT_DEPTH ? rs.n : PROFILE_RT_DEPTH;
-	v8_stacks_room(v, vp);
-	s = v8_stack_slot(vp->stacks, vp->size, id);
-	if (s->id != 0)
-		return 0;
-	s->id = id;
 	s->n = n;
 	s->f = xcalloc(n > 0 ? n : 1, sizeof(*s->f));
-	vp->n++;
 	for (i = 0; i < n; i++) {
 		s->f[i].index = rs.f[i].index;
 		if (v8_sym_func(vp->sym, rs.f[i].ptr, &fn, &why) == -1) {
@@ -147,10 +101,9 @@ v8_stack_merge(struct v8 *v, struct v8_proc *vp, uint64_t id, size_t n,
 	size_t			 i, k;
 
 	/* Not heard of (its event lost): read now, if it still can be. */
-	if (vp->size == 0 || v8_stack_slot(vp->stacks, vp->size, id)->id == 0)
+	if (rt_stacks_find(&vp->stacks, id) == NULL)
 		(void)v8_stack_seen(v, vp, id);
-	if (vp->size == 0 || (s = v8_stack_slot(vp->stacks, vp->size,
-	    id))->id == 0) {
+	if ((s = rt_stacks_find(&vp->stacks, id)) == NULL) {
 		v->st.lost++;
 		return -1;
 	}
