@@ -100,6 +100,8 @@
 #define ARCH_REGS_SP(r)		((r)->sp)
 #define ARCH_REGS_FP(r)		((r)->bp)
 #define ARCH_REGS_LR(r)		0
+/* HotSpot's interpreter keeps the bytecode pointer in r13. */
+#define ARCH_REGS_BCP(r)	((r)->r13)
 /* The context only allows whole-word loads; cs is a u16. */
 #define ARCH_CTX_USER_MODE(ctx)	((*(volatile __u64 *)((char *)&(ctx)->regs + \
 	__builtin_offsetof(struct pt_regs, cs)) & 3) == 3)
@@ -119,6 +121,7 @@
 #define ARCH_REGS_SP(r)		((r)->sp)
 #define ARCH_REGS_FP(r)		((r)->regs[29])
 #define ARCH_REGS_LR(r)		((r)->regs[30])
+#define ARCH_REGS_BCP(r)	0	/* HotSpot is walked on x86_64 only */
 /* PSTATE's mode bits: 0 is EL0t, user mode. */
 #define ARCH_CTX_USER_MODE(ctx)	((*(volatile __u64 *)((char *)&(ctx)->regs + \
 	__builtin_offsetof(struct user_pt_regs, pstate)) & 0xf) == 0)

@@ -187,6 +187,9 @@ enum profile_stat {
 	PROFILE_STAT_RT_READ_ERR,	/* runtime frame or object unreadable */
 	PROFILE_STAT_RT_TRUNCATED,	/* more records than PROFILE_RT_DEPTH */
 	PROFILE_STAT_RT_STACKS_FULL,	/* rtstacks map full: records lost */
+	PROFILE_STAT_RT_JVM_NO_BLOB,	/* pc in a code cache, no blob at it */
+	PROFILE_STAT_RT_JVM_BAD_RA,	/* a Java frame's return address is
+					   not in the code cache: stopped */
 	PROFILE_STAT_MAX
 };
 
@@ -286,6 +289,11 @@ enum profile_rt_kind {
 	PROFILE_RT_V8_INTERP = 1,	/* ptr SFI, offset: bytecode offset */
 	PROFILE_RT_V8_JIT = 2,		/* ptr SFI, offset: pc - code start;
 					   check: the Code object's low bits */
+	PROFILE_RT_JVM_INTERP = 3,	/* ptr Method*, offset: bci (~0: none);
+					   check: its ConstMethod* >> 3 */
+	PROFILE_RT_JVM_JIT = 4,		/* ptr nmethod*, offset: pc - it;
+					   check: its compile id */
+	PROFILE_RT_JVM_STUB = 5,	/* ptr the CodeBlob: no method */
 };
 
 struct profile_rt_frame {
@@ -329,6 +337,40 @@ struct profile_v8_info {
 	__s16	fp_bytecode_array;	/* -32 */
 	__s16	fp_bytecode_offset;	/* -40 */
 	__s16	fp_context;		/* -8: marker when bit 0 clear */
+};
+
+/*
+ * What the walker needs of one HotSpot JVM (src/jvm/jvm_runtime.c): its
+ * code heaps with their segment maps, and the offsets of the CodeBlob
+ * and nmethod fields it reads, from the JVM's own vmStructs.
+ */
+#define PROFILE_JVM_HEAPS	4
+
+struct profile_jvm_heap {
+	__u64	low;			/* reserved: the heap grows up to */
+	__u64	high;
+	__u64	segmap;			/* one byte a segment */
+	__u32	shift;			/* log2 of a segment's size */
+	__u32	pad;
+};
+
+struct profile_jvm_info {
+	__u64			cc_low;		/* every heap's span */
+	__u64			cc_high;
+	struct profile_jvm_heap	heap[PROFILE_JVM_HEAPS];
+	__u32			nheaps;
+	__u16			heapblock_size;	/* the blob after it */
+	__u16			cb_name;	/* const char* */
+	__u16			cb_frame_size;	/* int, in words */
+	__u16			cb_frame_complete; /* from the code */
+	__u16			cb_code_begin;	/* pointer, or int offset */
+	__u16			nm_compile_id;	/* int */
+	__u16			method_constmethod;
+	__u16			cm_size;	/* the bytecodes after it */
+	__u8			cb_frame_complete_size; /* 2 or 4 */
+	__u8			cb_code_ptrs;	/* code begin a pointer */
+	__s8			fp_method;	/* interpreter frame: -24 */
+	__s8			fp_bcp;		/* -64: bytes from rbp */
 };
 
 /* offcpu_states bits, matching the kernel's TASK_* state bits. */

@@ -1,9 +1,9 @@
 /*
  * Records of runtime frames that are native frames too (bpf/profile.h:
  * struct profile_rt_frame), #included by bpf/unwind.bpf.h: the native
- * walker steps over a JIT or interpreter frame by its frame pointer,
- * and a runtime's reader (v8perf.h today, HotSpot's next) appends what
- * ran there with rt_frame_append().  At the walk's end rt_stack_store()
+ * walker steps over a JIT or interpreter frame by its frame pointer
+ * (V8's) or by the runtime's own rule (HotSpot's, jvmperf.h), and the
+ * runtime's reader appends what ran there with rt_frame_append().  At the walk's end rt_stack_store()
  * stores the records under the hash of their content, as pystacks holds
  * Python's, and tells userspace of a new one while the process lives:
  * it names the objects the records point to then.
@@ -17,6 +17,7 @@
 
 /* A runtime's object reads: the longest is V8's frame window. */
 #define RT_BUF_SIZE	64
+#define JVM_SCRATCH_WORDS	8
 
 struct rt_scratch {
 	struct profile_rtstack	st;
@@ -24,6 +25,11 @@ struct rt_scratch {
 	__u64			id;		/* rt_stack_store()'s */
 	__u64			buf[RT_BUF_SIZE / 8];
 	__u64			obj[2];
+	/*
+	 * HotSpot's reads (jvmperf.h): here, not on a stack that the
+	 * deepest call chain has 16 bytes of left.
+	 */
+	__u64			j[JVM_SCRATCH_WORDS];
 };
 
 struct {
@@ -163,6 +169,7 @@ rt_stack_taken(void)
 	return id;
 }
 
+#include "jvmperf.h"
 #include "v8perf.h"
 
 #endif

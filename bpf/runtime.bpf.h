@@ -7,7 +7,7 @@
  * native one: pyperf.h's for CPython.  A new runtime's walker is its
  * header, included here, and a case in each function below (its type
  * in RUNTIME_PID_CASES).  One that is a step of the native walk instead
- * (V8 today, HotSpot next) records its frames in the native walk
+ * (V8, HotSpot) records its frames in the native walk
  * (rtframe.bpf.h), and its pid type only says that the records of the
  * walk are stored beside the native stack.
  */

@@ -126,7 +126,8 @@ struct uw_walk {
 	__u32	nfp;
 	__u32	now;		/* for unwind_file.hit */
 	__u32	tick;		/* for unwind_proc.asked */
-	__u32	rt;		/* the pid's runtime frames are recorded */
+	__u32	rt;		/* whose frames are recorded: UW_RT_* */
+	__u64	bcp;		/* HotSpot's bcp register at the sample */
 	__u64	start[2];	/* [0]: the mapping found last */
 	__u64	end[2];
 	__u64	bias[2];
@@ -152,12 +153,9 @@ uw_stat_add(__u32 idx, __u64 n)
 
 /*
  * The mapping of pc, from the process's sorted mappings: 0 and the
- * cache set, or -1.
- */
-/*
- * The searches run under bpf_loop() of their own: as plain loops, the
- * verifier walked each of their paths in each frame of the walk and
- * gave up at a million instructions.
+ * cache set, or -1.  The searches run under bpf_loop() of their own:
+ * as plain loops, the verifier walked each of their paths in each
+ * frame of the walk and gave up at a million instructions.
  */
 struct uw_msearch {
 	struct unwind_proc	*p;
@@ -443,7 +441,7 @@ uw_signal_step(struct uw_walk *w)
 	return 0;
 }
 
-/* Records of runtime frames (V8's) stepped over by frame pointer. */
+/* Records of runtime frames (V8's, HotSpot's) the walk steps over. */
 #include "rtframe.bpf.h"
 
 #if defined(ARCH_ARM64)
@@ -511,6 +509,7 @@ uw_frame(struct uw_walk *w, __u32 index)
 	if (!(w->flags & UW_F_EXACT))
 		pc--;		/* a return address: the call is before it */
 	if (uw_row_find(w, pc, &row) != 0) {
+		JVM_FRAME_STEP(w, index);	/* Java code: HotSpot's step */
 		rt_frame_note(w->rt, pc, w->bp, index, w->pid, w->start[0],
 		    w->end[0], w->file[0], w->bias[0]);
 		return uw_fp_step(w);
@@ -641,7 +640,11 @@ uw_walk_user(__u32 pid)
 	w->pid = pid;
 	w->max = unwind_depth;
 	w->flags = UW_F_EXACT;
-	w->rt = bpf_map_lookup_elem(&v8_info, &pid) != NULL;
+	w->bcp = ARCH_REGS_BCP(regs);
+	if (bpf_map_lookup_elem(&v8_info, &pid) != NULL)
+		w->rt = UW_RT_V8;
+	else if (bpf_map_lookup_elem(&jvm_info, &pid) != NULL)
+		w->rt = UW_RT_JVM;
 	rt_walk_reset();
 	t = bpf_ktime_get_ns();
 	w->now = t >> UNWIND_HIT_SHIFT;

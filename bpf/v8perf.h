@@ -139,7 +139,7 @@ static __always_inline void
 rt_frame_note(__u32 rt, __u64 pc, __u64 fp, __u32 index, __u32 pid,
     __u64 mstart, __u64 mend, __u32 mfile, __u64 bias)
 {
-	if (!rt)
+	if (rt != UW_RT_V8)
 		return;
 	if (pc < mstart || pc >= mend)
 		v8_frame(pc, fp, index, pid, 0);

@@ -9,6 +9,7 @@
 #include "jvm_codecache.h"
 #include "jvm_layout.h"
 #include "jvm_mem.h"
+#include "runtime/rt_stacks.h"
 #include "runtime/runtime.h"
 
 struct jvm_structs;
@@ -37,6 +38,8 @@ struct jvm_proc {
 	struct jvm_codecache	 cc;
 	int			 cc_ok;		/* heaps read */
 	struct jvm_sym		*sym;
+	int			 info_set;	/* jvm_info written */
+	struct rt_stacks	 stacks;	/* jvm_stack.c's */
 	uint64_t		 lib_lo, lib_hi;	/* libjvm.so */
 	uint64_t		 dev, ino;		/* of libjvm.so */
 };

@@ -25,20 +25,24 @@ static int
 jvm_codecache_heap(struct jvm_mem *m, const struct jvm_layout *l,
     uint64_t heap, struct jvm_heap *h)
 {
-	uint64_t	 low, high, segmap;
+	uint64_t	 low, high, reserved, segmap;
 	uint32_t	 shift;
 
 	if (jvm_mem_u64(m, heap + l->heap_memory + l->vs_low_boundary,
 	    &low) == -1 ||
+	    jvm_mem_u64(m, heap + l->heap_memory + l->vs_high_boundary,
+	    &reserved) == -1 ||
 	    jvm_mem_u64(m, heap + l->heap_memory + l->vs_high, &high) == -1 ||
 	    jvm_mem_u64(m, heap + l->heap_segmap + l->vs_low_boundary,
 	    &segmap) == -1 ||
 	    jvm_mem_u32(m, heap + l->heap_log2seg, &shift) == -1)
 		return -1;
-	if (low == 0 || high < low || segmap == 0 || shift < 4 || shift > 16)
+	if (low == 0 || high < low || reserved < high || segmap == 0 ||
+	    shift < 4 || shift > 16)
 		return -1;
 	h->low = low;
 	h->high = high;
+	h->reserved = reserved;
 	h->segmap = segmap;
 	h->shift = shift;
 	return 0;

@@ -12,6 +12,7 @@ struct jvm_mem;
 /* A code heap: its committed memory and its segment map. */
 struct jvm_heap {
 	uint64_t	 low, high;	/* committed */
+	uint64_t	 reserved;	/* its end when grown to the full */
 	uint64_t	 segmap;	/* one byte a segment */
 	unsigned int	 shift;		/* log2 of the segment's size */
 };

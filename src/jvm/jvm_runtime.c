@@ -1,25 +1,31 @@
 /*
  * HotSpot as a runtime plug-in (runtime/runtime.h): a process that maps
  * libjvm.so is opened when first sampled (jvm.c), refused with a
- * counted reason when its JVM cannot be read, and its Java frames are
- * named by jvm_runtime_name() from a record of the walker: an nmethod
- * or a Method, the pc's offset or the bci, and the check the walker
- * read with it.  The BPF walk that makes those records is not here
- * yet: until it is, pid_type stays native and no stack is named.
+ * counted reason when its JVM cannot be read.  Once its code heaps
+ * exist, the walker is told where they are and how its blobs are laid
+ * out (jvm_info, bpf/jvmperf.h); the native walk then steps over Java
+ * frames and records each, and jvm_runtime_name() names a record -- an
+ * nmethod or a Method, the pc's offset or the bci, and the check the
+ * walker read with it -- for jvm_stack.c, which puts the names among
+ * the native frames.
  */
 #include <sys/types.h>
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/profile.h"
 #include "config/config.h"
 #include "jvm.h"
 #include "jvm_runtime.h"
+#include "jvm_stack.h"
 #include "jvm_sym.h"
 #include "proc/procmaps.h"
+#include "session/session.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -33,6 +39,7 @@ struct jvm_refused {
 };
 
 struct jvm_rt {
+	struct session		*session;
 	int			 enabled;
 	size_t			 nprocs;
 	uint64_t		 found;
@@ -41,7 +48,11 @@ struct jvm_rt {
 	size_t			 nrecent;
 	struct jvm_sym_stats	 gone;	/* of closed processes */
 	uint64_t		 frames;
+	uint64_t		 unnamed;	/* records not named */
+	uint64_t		 walked;	/* JVMs the walker knows */
+	uint64_t		 lost;		/* stacks of records gone */
 	char			 name[JVM_NAME_MAX];
+	char			 func[JVM_NAME_MAX / 2];
 };
 
 static void *
@@ -50,6 +61,7 @@ jvm_runtime_create(const struct runtime_env *env)
 	struct jvm_rt	*rt;
 
 	rt = xcalloc(1, sizeof(*rt));
+	rt->session = env->session;
 	rt->enabled = env->conf->jvm_enabled;
 	return rt;
 }
@@ -109,6 +121,77 @@ jvm_runtime_is_launcher(const struct procmaps *maps)
 	return 0;
 }
 
+/* A field's offset for the walker: -1 when it does not fit. */
+static int
+jvm_info_u16(uint64_t v, uint16_t *to)
+{
+	if (v > UINT16_MAX)
+		return -1;
+	*to = (uint16_t)v;
+	return 0;
+}
+
+/*
+ * What the walker needs of the JVM: its heaps, up to their reserved
+ * end (they grow), and where a blob keeps what a step reads.  The
+ * interpreter's frame (Method at rbp-24, bcp at rbp-64) is the same in
+ * every JDK since 9 on x86_64; vmStructs does not export it.
+ */
+static int
+jvm_info_fill(const struct jvm_proc *jp, struct profile_jvm_info *ji)
+{
+	const struct jvm_layout	*l = &jp->lay;
+	size_t			 i;
+
+	memset(ji, 0, sizeof(*ji));
+	if (!jp->cc_ok || jp->cc.nheaps == 0 ||
+	    jp->cc.nheaps > PROFILE_JVM_HEAPS)
+		return -1;
+	ji->cc_low = jp->cc.low;
+	ji->cc_high = jp->cc.high;
+	for (i = 0; i < jp->cc.nheaps; i++) {
+		ji->heap[i].low = jp->cc.heaps[i].low;
+		ji->heap[i].high = jp->cc.heaps[i].reserved;
+		ji->heap[i].segmap = jp->cc.heaps[i].segmap;
+		ji->heap[i].shift = jp->cc.heaps[i].shift;
+	}
+	ji->nheaps = jp->cc.nheaps;
+	if (jvm_info_u16(l->heapblock_size, &ji->heapblock_size) == -1 ||
+	    jvm_info_u16(l->cb_name, &ji->cb_name) == -1 ||
+	    jvm_info_u16(l->cb_frame_size, &ji->cb_frame_size) == -1 ||
+	    jvm_info_u16(l->cb_frame_complete, &ji->cb_frame_complete) ==
+	    -1 ||
+	    jvm_info_u16(l->cb_code_begin, &ji->cb_code_begin) == -1 ||
+	    jvm_info_u16(l->nm_compile_id, &ji->nm_compile_id) == -1 ||
+	    jvm_info_u16(l->method_constmethod, &ji->method_constmethod) ==
+	    -1 ||
+	    jvm_info_u16(l->cm_size, &ji->cm_size) == -1)
+		return -1;
+	ji->cb_frame_complete_size = l->cb_frame_complete_size == 2 ? 2 : 4;
+	ji->cb_code_ptrs = l->cb_code_ptrs != 0;
+	ji->fp_method = -24;
+	ji->fp_bcp = -64;
+	return 0;
+}
+
+/* Tell the walker of a JVM whose heaps are made, once. */
+static void
+jvm_runtime_walk(struct jvm_rt *rt, struct jvm_proc *jp)
+{
+	struct profile_jvm_info	 ji;
+
+	if (jp->info_set || rt->session == NULL ||
+	    jvm_proc_codecache(jp) == -1 || jvm_info_fill(jp, &ji) == -1)
+		return;
+	if (session_jvminfo_set(rt->session, jp->pid, &ji) == -1) {
+		log_warn("pid %d: the JVM cannot be described to the walker",
+		    (int)jp->pid);
+		return;
+	}
+	jp->info_set = 1;
+	rt->walked++;
+}
+
 static void *
 jvm_runtime_open(void *self, pid_t pid, const struct procmaps *maps,
     int *pending)
@@ -131,6 +214,7 @@ jvm_runtime_open(void *self, pid_t pid, const struct procmaps *maps,
 	}
 	rt->nprocs++;
 	rt->found++;
+	jvm_runtime_walk(rt, jp);
 	log_debug("pid %d: HotSpot JDK %d, code cache %s", (int)pid,
 	    jp->lay.major, jp->cc_ok ? "read" : "not made yet");
 	return jp;
@@ -145,7 +229,7 @@ jvm_runtime_again(void *self, void *st, pid_t pid,
 
 	(void)why;
 	if (st != NULL) {
-		jvm_proc_codecache(st);
+		jvm_runtime_walk(self, st);
 		return st;
 	}
 	return jvm_runtime_open(self, pid, maps, &pending);
@@ -173,6 +257,9 @@ jvm_runtime_close(void *self, void *st)
 	jvm_sym_stats(jp->sym, &s);
 	jvm_stats_add(&rt->gone, &s);
 	rt->nprocs--;
+	if (jp->info_set && rt->session != NULL)
+		(void)session_jvminfo_delete(rt->session, jp->pid);
+	jvm_stacks_free(rt->session, jp);
 	jvm_proc_close(jp);
 }
 
@@ -186,6 +273,9 @@ jvm_runtime_stats(void *self, struct jvm_runtime_stats *st)
 	st->found = rt->found;
 	memcpy(st->refused, rt->refused, sizeof(st->refused));
 	st->frames = rt->frames;
+	st->walked = rt->walked;
+	st->unnamed = rt->unnamed;
+	st->lost = rt->lost;
 	st->sym = rt->gone;
 }
 
@@ -199,16 +289,41 @@ jvm_runtime_log_state(void *self)
 	for (i = o = 0; i < JVM_REFUSE_MAX && o < sizeof(refused); i++)
 		o += snprintf(refused + o, sizeof(refused) - o, " %s %llu",
 		    jvm_refusal_name(i), (unsigned long long)rt->refused[i]);
-	log_info("jvm: %s, %zu processes; found %llu; refused%s; %llu frames "
-	    "named; of closed processes: %llu frames unnamed, %llu stale, "
-	    "%llu methods and %llu nmethods read",
+	log_info("jvm: %s, %zu processes; found %llu, walked %llu; "
+	    "refused%s; %llu frames named, %llu not, %llu stacks lost; "
+	    "of closed "
+	    "processes: %llu frames unnamed, %llu stale, %llu methods and "
+	    "%llu nmethods read",
 	    rt->enabled ? "enabled" : "disabled", rt->nprocs,
-	    (unsigned long long)rt->found, refused,
-	    (unsigned long long)rt->frames,
+	    (unsigned long long)rt->found, (unsigned long long)rt->walked,
+	    refused, (unsigned long long)rt->frames,
+	    (unsigned long long)rt->unnamed, (unsigned long long)rt->lost,
 	    (unsigned long long)rt->gone.unnamed,
 	    (unsigned long long)rt->gone.stale,
 	    (unsigned long long)rt->gone.methods,
 	    (unsigned long long)rt->gone.nmethods);
+}
+
+/*
+ * A method's name without the address a hidden class (a lambda's)
+ * carries, "Main$$Lambda+0x7f77680a08.run" -> "Main$$Lambda.run": one
+ * name for every JVM that runs it, not one a process.
+ */
+static void
+jvm_runtime_func(const char *func, char *d, size_t room)
+{
+	size_t	 n = 0;
+
+	while (*func != '\0' && n + 1 < room) {
+		if (func[0] == '+' && func[1] == '0' && func[2] == 'x') {
+			func += 3;
+			while (isxdigit((unsigned char)*func))
+				func++;
+			continue;
+		}
+		d[n++] = *func++;
+	}
+	d[n] = '\0';
 }
 
 /*
@@ -234,20 +349,46 @@ jvm_runtime_name(void *self, void *st, const struct jvm_record *r,
 		n = jvm_sym_interpreted(jp->sym, r->ptr, r->check,
 		    (int)r->off, f) == 0 ? 1 : -1;
 	if (n <= 0) {
+		rt->unnamed++;
 		cb("[unknown java]", NULL, arg);
 		return -1;
 	}
 	for (i = n; i-- > 0;) {
 		rt->frames++;
-		where.func = f[i].func;
+		jvm_runtime_func(f[i].func, rt->func, sizeof(rt->func));
+		where.func = rt->func;
 		where.file = f[i].file;
 		where.line = f[i].line > 0 ? f[i].line : 0;
-		if (f[i].file != NULL && f[i].line > 0)
-			snprintf(rt->name, sizeof(rt->name), "%s (%s:%d)",
-			    f[i].func, f[i].file, f[i].line);
+		/* The line goes to pprof: a frame a function, as V8's. */
+		if (f[i].file != NULL)
+			snprintf(rt->name, sizeof(rt->name), "%s (%s)",
+			    rt->func, f[i].file);
 		else
-			snprintf(rt->name, sizeof(rt->name), "%s", f[i].func);
+			snprintf(rt->name, sizeof(rt->name), "%s", rt->func);
 		cb(rt->name, &where, arg);
+	}
+	return 0;
+}
+
+static int
+jvm_runtime_stack_seen(void *self, void *st, uint64_t id, uint64_t ustack)
+{
+	struct jvm_rt	*rt = self;
+
+	(void)ustack;
+	return jvm_stack_seen(rt->session, rt, st, id);
+}
+
+static int
+jvm_runtime_stack_merge(void *self, void *st, uint64_t id, size_t n,
+    runtime_native_cb native, runtime_frame_cb cb, void *arg)
+{
+	struct jvm_rt	*rt = self;
+
+	if (jvm_stack_merge(rt->session, rt, st, id, n, native, cb, arg) ==
+	    -1) {
+		rt->lost++;
+		return -1;
 	}
 	return 0;
 }
@@ -261,5 +402,7 @@ const struct runtime_ops jvm_runtime = {
 	.open = jvm_runtime_open,
 	.again = jvm_runtime_again,
 	.close = jvm_runtime_close,
+	.stack_seen = jvm_runtime_stack_seen,
 	.log_state = jvm_runtime_log_state,
+	.stack_merge = jvm_runtime_stack_merge,
 };

@@ -30,6 +30,9 @@ struct jvm_runtime_stats {
 	uint64_t		 found;
 	uint64_t		 refused[JVM_REFUSE_MAX];
 	uint64_t		 frames;	/* named */
+	uint64_t		 unnamed;	/* records not named */
+	uint64_t		 walked;	/* JVMs told to the walker */
+	uint64_t		 lost;		/* stacks of records gone */
 	struct jvm_sym_stats	 sym;		/* of closed processes */
 };
 

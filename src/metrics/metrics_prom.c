@@ -457,6 +457,14 @@ metrics_prom_jvm(FILE *f, const struct metrics_view *d)
 	    jvm_refusal_name, st.refused);
 	metrics_prom_counter(f, "ebpfspy_jvm_frames_named_total",
 	    "Java frames named.", st.frames);
+	metrics_prom_counter(f, "ebpfspy_jvm_frames_unnamed_total",
+	    "Java frames recorded that could not be named: their method "
+	    "gone or another's.", st.unnamed);
+	metrics_prom_counter(f, "ebpfspy_jvm_walked_total",
+	    "JVMs whose Java frames the BPF walker steps over.", st.walked);
+	metrics_prom_counter(f, "ebpfspy_jvm_stacks_lost_total",
+	    "Stacks of Java frame records gone before they were named.",
+	    st.lost);
 }
 
 /* Debug files fetched from debuginfod servers (src/push/debuginfod.c). */

@@ -3,8 +3,8 @@
 
 /*
  * Runtime plug-ins: what the daemon keeps per process, made from the
- * process's maps -- a language runtime the BPF walker can walk (CPython
- * today, HotSpot and V8 next) or a table the native walker needs (the
+ * process's maps -- a language runtime the BPF walker can walk (CPython,
+ * HotSpot, V8) or a table the native walker needs (the
  * unwind tables).  Each is a table of hooks; the process table
  * (round/pids.c) keeps a slot per runtime per process and calls them at
  * the times below, and the round (round/collect_stack.c) names the

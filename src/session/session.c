@@ -154,6 +154,19 @@ session_v8info_delete(struct session *s, pid_t pid)
 }
 
 int
+session_jvminfo_set(struct session *s, pid_t pid,
+    const struct profile_jvm_info *ji)
+{
+	return session_ops(s)->jvminfo_set(s, pid, ji);
+}
+
+int
+session_jvminfo_delete(struct session *s, pid_t pid)
+{
+	return session_ops(s)->jvminfo_delete(s, pid);
+}
+
+int
 session_rtstack_read(struct session *s, uint64_t id,
     struct profile_rtstack *st)
 {
@@ -270,6 +283,8 @@ session_stat_name(int stat)
 		[PROFILE_STAT_RT_READ_ERR] = "rt_read_err",
 		[PROFILE_STAT_RT_TRUNCATED] = "rt_truncated",
 		[PROFILE_STAT_RT_STACKS_FULL] = "rt_stacks_full",
+		[PROFILE_STAT_RT_JVM_NO_BLOB] = "rt_jvm_no_blob",
+		[PROFILE_STAT_RT_JVM_BAD_RA] = "rt_jvm_bad_ra",
 	};
 
 	if (stat < 0 || stat >= PROFILE_STAT_MAX || names[stat] == NULL)

@@ -95,6 +95,10 @@ const struct stacks_map *session_pystacks_map(struct session *);
 int		 session_v8info_set(struct session *, pid_t,
 		    const struct profile_v8_info *);
 int		 session_v8info_delete(struct session *, pid_t);
+/* HotSpot: a JVM's code heaps and blob layout (jvm_info). */
+int		 session_jvminfo_set(struct session *, pid_t,
+		    const struct profile_jvm_info *);
+int		 session_jvminfo_delete(struct session *, pid_t);
 int		 session_rtstack_read(struct session *, uint64_t,
 		    struct profile_rtstack *);
 int		 session_rtstack_delete(struct session *, uint64_t);

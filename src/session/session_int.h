@@ -98,6 +98,9 @@ int	session_maps_pystack_read(struct session *, uint64_t,
 int	session_maps_v8info_set(struct session *, pid_t,
 	    const struct profile_v8_info *);
 int	session_maps_v8info_delete(struct session *, pid_t);
+int	session_maps_jvminfo_set(struct session *, pid_t,
+	    const struct profile_jvm_info *);
+int	session_maps_jvminfo_delete(struct session *, pid_t);
 int	session_maps_rtstack_read(struct session *, uint64_t,
 	    struct profile_rtstack *);
 int	session_maps_rtstack_delete(struct session *, uint64_t);

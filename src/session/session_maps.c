@@ -302,27 +302,51 @@ session_maps_pystack_read(struct session *s, uint64_t id,
 	return 0;
 }
 
+/* The pid maps of the runtimes' layouts: one update and delete. */
+static int
+session_maps_layout_set(int fd, pid_t pid, const void *v)
+{
+	__u32	 key = pid;
+
+	return bpf_map_update_elem(fd, &key, v, BPF_ANY) != 0 ? -1 : 0;
+}
+
+static int
+session_maps_layout_delete(int fd, pid_t pid)
+{
+	__u32	 key = pid;
+
+	return bpf_map_delete_elem(fd, &key) != 0 ? -1 : 0;
+}
+
 int
 session_maps_v8info_set(struct session *s, pid_t pid,
     const struct profile_v8_info *vi)
 {
-	__u32	 key = pid;
-
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.v8_info), &key, vi,
-	    BPF_ANY) != 0)
-		return -1;
-	return 0;
+	return session_maps_layout_set(bpf_map__fd(s->skel->maps.v8_info), pid,
+	    vi);
 }
 
 int
 session_maps_v8info_delete(struct session *s, pid_t pid)
 {
-	__u32	 key = pid;
+	return session_maps_layout_delete(bpf_map__fd(s->skel->maps.v8_info),
+	    pid);
+}
 
-	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.v8_info),
-	    &key) != 0)
-		return -1;
-	return 0;
+int
+session_maps_jvminfo_set(struct session *s, pid_t pid,
+    const struct profile_jvm_info *ji)
+{
+	return session_maps_layout_set(bpf_map__fd(s->skel->maps.jvm_info), pid,
+	    ji);
+}
+
+int
+session_maps_jvminfo_delete(struct session *s, pid_t pid)
+{
+	return session_maps_layout_delete(bpf_map__fd(s->skel->maps.jvm_info),
+	    pid);
 }
 
 int

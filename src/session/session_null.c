@@ -375,6 +375,13 @@ session_null_v8info_set(struct session *s, pid_t pid,
 }
 
 static int
+session_null_jvminfo_set(struct session *s, pid_t pid,
+    const struct profile_jvm_info *ji)
+{
+	return 0;
+}
+
+static int
 session_null_rtstack_read(struct session *s, uint64_t id,
     struct profile_rtstack *st)
 {
@@ -505,6 +512,8 @@ static const struct session_ops session_null_ops = {
 	.pystacks_map = session_null_pystacks_map,
 	.v8info_set = session_null_v8info_set,
 	.v8info_delete = session_null_v8info_delete,
+	.jvminfo_set = session_null_jvminfo_set,
+	.jvminfo_delete = session_null_v8info_delete,
 	.rtstack_read = session_null_rtstack_read,
 	.rtstack_delete = session_null_rt_delete,
 	.stack_gen_next = session_null_stack_gen_next,

@@ -50,6 +50,9 @@ struct session_ops {
 	int		 (*v8info_set)(struct session *, pid_t,
 			    const struct profile_v8_info *);
 	int		 (*v8info_delete)(struct session *, pid_t);
+	int		 (*jvminfo_set)(struct session *, pid_t,
+			    const struct profile_jvm_info *);
+	int		 (*jvminfo_delete)(struct session *, pid_t);
 	int		 (*rtstack_read)(struct session *, uint64_t,
 			    struct profile_rtstack *);
 	int		 (*rtstack_delete)(struct session *, uint64_t);
