@@ -7,7 +7,8 @@
 #
 #   JDKS			the names of those found, "jdk17 jdk25"
 #   jdk_home NAME		its directory
-#   jvm_compile NAME DIR	javac t/helper/JvmWork.java into DIR
+#   jvm_compile NAME DIR	javac t/helper/JvmWork.java, JvmWait.java and
+#				JvmInline.java into DIR
 #   jvm_start NAME DIR ARGS...	java -cp DIR ARGS in the background;
 #				waits for its "ready" line; JVM_PID is set
 #				and it is killed when the test ends, its
@@ -33,7 +34,9 @@ done
 jvm_compile () {
 	mkdir -p "$2" &&
 	"$(jdk_home $1)/bin/javac" -d "$2" \
-	    "$EBPFSPY_SOURCE_DIR/t/helper/JvmWork.java"
+	    "$EBPFSPY_SOURCE_DIR/t/helper/JvmWork.java" \
+	    "$EBPFSPY_SOURCE_DIR/t/helper/JvmWait.java" \
+	    "$EBPFSPY_SOURCE_DIR/t/helper/JvmInline.java"
 }
 
 jvm_start () {

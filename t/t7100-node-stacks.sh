@@ -18,7 +18,7 @@ function'"'"'s share within 3 points of that reference'"'"'s.'
 test_lazy_prereq NODE 'test -x /usr/bin/node && /usr/bin/node --version'
 
 V8WORK=$EBPFSPY_SOURCE_DIR/t/helper/v8work.js
-V8LEAF=$EBPFSPY_SOURCE_DIR/t/helper/v8_leaf.py
+V8LEAF=$EBPFSPY_SOURCE_DIR/t/helper/rt_leaf.py
 
 # The seconds of CPU a workload runs.  async awaits a timer between its
 # computations: its leaf share moved most between runs on a busy

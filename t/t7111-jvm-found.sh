@@ -55,11 +55,11 @@ for n in jdk17 jdk25; do
 	P=$(echo $n | tr a-z A-Z)
 	test_expect_success ROOT,BPF,$P "$n: a busy JVM is found" '
 		jvm_compile $n $n &&
-		before=$(jvm_state | sed -E "s/.*; found ([0-9]+);.*/\\1/") &&
+		before=$(jvm_state | sed -E "s/.*; found ([0-9]+),.*/\\1/") &&
 		jvm_start $n $n JvmWork 30 &&
 		n=0 &&
 		while :; do
-			after=$(jvm_state | sed -E "s/.*; found ([0-9]+);.*/\\1/") &&
+			after=$(jvm_state | sed -E "s/.*; found ([0-9]+),.*/\\1/") &&
 			test "$after" -gt "$before" && break
 			n=$((n + 1))
 			test $n -lt 100 || return 1
@@ -82,7 +82,7 @@ test_expect_success ROOT,BPF '[jvm] enabled = no: nothing is read' '
 	daemon_wait_log "^ready: " &&
 	jvm_state >state2 &&
 	jvm_state >state2 &&
-	grep -E "jvm: disabled, 0 processes; found 0; refused file 0 tables 0" \
+	grep -E "jvm: disabled, 0 processes; found 0, walked 0; refused file 0 tables 0" \
 	    state2 &&
 	daemon_stop
 '

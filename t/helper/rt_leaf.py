@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Leaf JavaScript frames of a Node.js process's folded stacks.
+"""Leaf runtime frames (JavaScript, Java) of a process's folded stacks.
 
-    v8_leaf.py ours|perfmap COMM MARK CHAIN
+    rt_leaf.py ours|perfmap|java COMM MARK CHAIN[|CHAIN...]
 
 Reads ebpfspy's folded stacks ("SERVICE;frame;...;frame COUNT") on
 stdin and keeps the samples of COMM whose stack holds a frame named
@@ -10,7 +10,10 @@ Builtins_RunMicrotasks: the main thread running JavaScript, not its
 start-up nor its teardown; Builtin_AtomicsWait for the waits).  A
 JavaScript frame is "name (file.js:line)" or "name (node:module:line)"
 as ebpfspy names them (ours), or "JS:*name file:line:col" as node
---perf-basic-prof names them (perfmap).  Prints
+--perf-basic-prof names them (perfmap); a Java frame is
+"pkg.Class.method (File.java)" as ebpfspy names them (java).  CHAIN
+may be several, separated by "|": a sample is whole if one matches.
+Prints
 
     samples N	the samples kept
     whole N	of which the leaf JavaScript function is CHAIN's last,
@@ -26,23 +29,25 @@ import sys
 
 OURS = re.compile(r'^(.+) \((?:[^;()]*\.js|node:[^;()]*)(?::\d+)?\)$')
 PERF = re.compile(r'^JS:[*~^+-]?(\S*) ')
+JAVA = re.compile(r'^(\S+) \([^;()]*\.java\)$')
+MODES = {'ours': OURS, 'perfmap': PERF, 'java': JAVA}
 
 
 def js_name(mode, frame):
-    m = (OURS if mode == 'ours' else PERF).match(frame)
+    m = MODES[mode].match(frame)
     if m is None:
         return None
     return m.group(1) or '(anonymous)'
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[1] not in ('ours', 'perfmap'):
-        sys.stderr.write('usage: v8_leaf.py ours|perfmap COMM MARK '
-                         'CHAIN\n')
+    if len(sys.argv) != 5 or sys.argv[1] not in MODES:
+        sys.stderr.write('usage: rt_leaf.py ours|perfmap|java COMM MARK '
+                         'CHAIN[|CHAIN...]\n')
         return 2
     mode, comm = sys.argv[1:3]
     marks = set(sys.argv[3].split(','))
-    chain = sys.argv[4].split(',')
+    chains = [c.split(',') for c in sys.argv[4].split('|')]
     samples = whole = truncated = 0
     leaf = {}
     for line in sys.stdin:
@@ -61,7 +66,7 @@ def main():
         leaf[last] = leaf.get(last, 0) + n
         if len(frames) > 1 and frames[1] == '[truncated]':
             truncated += n
-        if (js[-len(chain):] == chain and
+        if (any(js[-len(c):] == c for c in chains) and
                 ('node::Start' in frames or 'start_thread' in frames) and
                 '[unknown]' not in frames):
             whole += n
