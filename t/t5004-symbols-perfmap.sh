@@ -156,6 +156,12 @@ test_expect_success ROOT,BPF,JAVA 'Java: jcmd PID Compiler.perfmap' '
 		}
 	}
 	EOF
+	# The perf map is what is tested: the names of [jvm] (t7112)
+	# would take its place.
+	profile_config <<-\EOF &&
+	[jvm]
+	enabled = no
+	EOF
 	rm -rf out &&
 	daemon_start -c ebpfspy.conf -o out &&
 	{ ./java5004 Fib.java 4 >jv.out & pj=$!; } &&

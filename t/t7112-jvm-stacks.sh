@@ -37,12 +37,12 @@ whole_check () {
 	test $((whole * 100)) -ge $((all * 95))
 }
 
-for n in $JDKS; do
-	P=$(echo $n | tr a-z A-Z)
-	v=${n#jdk}
+for jdk in $JDKS; do
+	P=$(echo $jdk | tr a-z A-Z)
+	v=${jdk#jdk}
 
-	test_expect_success ROOT,BPF,$P "$n: profile the workloads" '
-		jvm_compile $n $n &&
+	test_expect_success ROOT,BPF,$P "$jdk: profile the workloads" '
+		jvm_compile $jdk $jdk &&
 		profile_config <<-\EOF &&
 		[profile]
 		sample_rate = 499
@@ -50,16 +50,16 @@ for n in $JDKS; do
 		unwind_table_bytes = 67108864
 		EOF
 		for m in jit xint inl wait; do
-			ln -sf "$(jdk_home $n)/bin/java" j$v$m || return 1
+			ln -sf "$(jdk_home $jdk)/bin/java" j$v$m || return 1
 		done &&
 		daemon_start -c ebpfspy.conf -o out$v &&
-		./j${v}jit -cp $n JvmWork 6 >jit$v.out &&
-		./j${v}xint -Xint -cp $n JvmWork 4 >xint$v.out &&
+		./j${v}jit -cp $jdk JvmWork 6 >jit$v.out &&
+		./j${v}xint -Xint -cp $jdk JvmWork 4 >xint$v.out &&
 		./j${v}inl -XX:CompileCommand=quiet \
 		    -XX:CompileCommand=inline,JvmInline::inner \
 		    -XX:CompileCommand=dontinline,JvmInline::leafWork \
-		    -cp $n JvmInline 6 >inl$v.out &&
-		./j${v}wait -cp $n JvmWait 4 >wait$v.out &&
+		    -cp $jdk JvmInline 6 >inl$v.out &&
+		./j${v}wait -cp $jdk JvmWait 4 >wait$v.out &&
 		daemon_stop &&
 		for m in jit xint inl; do
 			cat out$v/cpu/j$v$m/*.folded >j$v$m.folded || return 1
@@ -68,21 +68,21 @@ for n in $JDKS; do
 		! grep "^ERROR\|AddressSanitizer" "$DAEMON_LOG"
 	'
 
-	test_expect_success ROOT,BPF,$P "$n: compiled: the leaf method under main, whole" '
+	test_expect_success ROOT,BPF,$P "$jdk: compiled: the leaf method under main, whole" '
 		whole_check j${v}jit &&
 		grep -q "^leaf JvmWork.fib " j${v}jit.leaf
 	'
 
-	test_expect_success ROOT,BPF,$P "$n: compiled: recursion, C2 frames of fib in fib" '
+	test_expect_success ROOT,BPF,$P "$jdk: compiled: recursion, C2 frames of fib in fib" '
 		grep -E "JvmWork.fib \(JvmWork.java\)(;JvmWork.fib \(JvmWork.java\)){5}" \
 		    j${v}jit.folded >/dev/null
 	'
 
-	test_expect_success ROOT,BPF,$P "$n: -Xint: interpreted frames, whole" '
+	test_expect_success ROOT,BPF,$P "$jdk: -Xint: interpreted frames, whole" '
 		whole_check j${v}xint
 	'
 
-	test_expect_success ROOT,BPF,$P "$n: an inlined method is a frame of its own" '
+	test_expect_success ROOT,BPF,$P "$jdk: an inlined method is a frame of its own" '
 		$LEAF java j${v}inl $MARK \
 		    JvmInline.main,JvmInline.outer,JvmInline.inner,JvmInline.leafWork \
 		    <j${v}inl.folded >j${v}inl.leaf &&
@@ -109,13 +109,13 @@ for n in $JDKS; do
 		within $((all / 1000000)) $ms $((ms / 100))
 	}
 
-	test_expect_success ROOT,BPF,$P "$n: off-CPU: the waits in Object.wait, whole" '
+	test_expect_success ROOT,BPF,$P "$jdk: off-CPU: the waits in Object.wait, whole" '
 		wait_check waitLoop waited \
 		    "JvmWait.waitLoop,java.lang.Object.wait|JvmWait.waitLoop,java.lang.Object.wait,java.lang.Object.wait0" \
 		    JVM_MonitorWait
 	'
 
-	test_expect_success ROOT,BPF,$P "$n: off-CPU: the sleeps in Thread.sleep, whole" '
+	test_expect_success ROOT,BPF,$P "$jdk: off-CPU: the sleeps in Thread.sleep, whole" '
 		wait_check sleepLoop slept \
 		    "JvmWait.sleepLoop,java.lang.Thread.sleep|JvmWait.sleepLoop,java.lang.Thread.sleep,java.lang.Thread.sleepNanos,java.lang.Thread.sleepNanos0" \
 		    JVM_Sleep,JVM_SleepNanos
