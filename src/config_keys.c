@@ -129,7 +129,7 @@ static const struct config_key config_python_keys[] = {
 };
 
 static const struct config_key config_jvm_keys[] = {
-	{ "jvm", "enabled", CONFIG_BOOL, OFF(jvm_enabled), 0, 0, NULL, "yes",
+	{ "jvm", "enabled", CONFIG_BOOL, OFF(jvm_enabled), 0, 0, NULL, "no",
 	    CONFIG_LIVE, "read the layout and code cache of HotSpot JVMs",
 	    NULL },
 	{ NULL }

@@ -32,6 +32,8 @@ test_expect_success ROOT,BPF 'fake libjvm.so: refused by reason, counted once' '
 	sample_rate = 499
 	[metrics]
 	listen = unix:$TRASH_DIRECTORY/metrics.sock
+	[jvm]
+	enabled = yes
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
 	fake_start garbage &&

@@ -48,6 +48,8 @@ for jdk in $JDKS; do
 		sample_rate = 499
 		offcpu = yes
 		unwind_table_bytes = 67108864
+		[jvm]
+		enabled = yes
 		EOF
 		for m in jit xint inl wait; do
 			ln -sf "$(jdk_home $jdk)/bin/java" j$v$m || return 1
