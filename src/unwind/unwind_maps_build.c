@@ -244,6 +244,35 @@ unwind_maps_build_begin(struct unwind_maps *um, struct unwind_maps_file *f)
 }
 
 /*
+ * Its process gone (a short-lived one mapped the file first): begun
+ * from another that maps it, a few tried.  0, or -1.
+ */
+static int
+unwind_maps_build_other(struct unwind_maps *um, struct unwind_maps_file *f)
+{
+	struct procmaps_entry	 e;
+	pid_t			 pid, tried = f->src_pid;
+	int			 n;
+
+	if (f->src_path == NULL)
+		return -1;
+	for (n = 0; n < 4; n++) {
+		e = f->src;
+		if ((pid = unwind_maps_proc_other(um, f, tried, &e)) == -1)
+			return -1;
+		/* The path as the first saw it; the mapping, the new one's. */
+		f->src.start = e.start;
+		f->src.end = e.end;
+		f->src.offset = e.offset;
+		f->src_pid = pid;
+		if (unwind_maps_build_begin(um, f) == 0)
+			return 0;
+		tried = pid;
+	}
+	return -1;
+}
+
+/*
  * The build to run: the queue's head, newest first, the files of the
  * process sampled now (a program's first samples wait for its table).
  * When the builds begun hold UNWIND_MAPS_BUILD_BUDGETS times the table
@@ -289,13 +318,18 @@ unwind_maps_build(struct unwind_maps *um, uint64_t slice)
 	while (now - start < slice && (f = unwind_maps_build_next(um)) !=
 	    NULL) {
 		if (f->b == NULL) {
-			if (unwind_maps_build_begin(um, f) == -1) {
-				/* Gone: when a process maps it again. */
+			if (unwind_maps_build_begin(um, f) == -1 &&
+			    unwind_maps_build_other(um, f) == -1) {
+				/*
+				 * Its process gone, or the file changed:
+				 * again as soon as a process maps it (not in
+				 * UNWIND_MAPS_RETRY, which is for a table
+				 * that did not fit).
+				 */
 				unwind_maps_dequeue(um, f);
 				unwind_maps_file_stop_build(f);
 				f->state = UNWIND_MAPS_NONE;
-				f->retry = unwind_maps_now() +
-				    UNWIND_MAPS_RETRY;
+				f->retry = 0;
 				continue;
 			}
 			if (f->b == NULL) {

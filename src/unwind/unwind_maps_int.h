@@ -136,6 +136,8 @@ int		 unwind_maps_evict_before(struct unwind_maps *,
 int		 unwind_maps_evict_one(struct unwind_maps *,
 		    struct unwind_maps_file *);
 void		 unwind_maps_file_stop_build(struct unwind_maps_file *);
+pid_t		 unwind_maps_proc_other(struct unwind_maps *,
+		    struct unwind_maps_file *, pid_t, struct procmaps_entry *);
 void		 unwind_maps_file_free(struct unwind_maps *,
 		    struct unwind_maps_file *);
 int		 unwind_maps_file_due(struct unwind_maps *,

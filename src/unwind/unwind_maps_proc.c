@@ -265,6 +265,41 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 	return up;
 }
 
+/*
+ * Another process that maps f, not pid (f's build source, gone): its
+ * pid and where it maps f, in *e (whose path is f's), or -1.  The
+ * processes are walked whole: this is rare, once a build that lost its
+ * process.
+ */
+pid_t
+unwind_maps_proc_other(struct unwind_maps *um, struct unwind_maps_file *f,
+    pid_t pid, struct procmaps_entry *e)
+{
+	struct unwind_maps_proc	*up;
+	struct unwind_maps_at	*a;
+	size_t			 b, i;
+
+	for (b = 0; b < UNWIND_MAPS_BUCKETS; b++) {
+		for (up = um->procs[b]; up != NULL; up = up->pnext) {
+			if (up->pid == pid)
+				continue;
+			for (i = 0; i < up->nfiles; i++) {
+				if (up->files[i] != f)
+					continue;
+				a = &up->at[i];
+				e->start = a->start;
+				e->end = a->end;
+				e->offset = a->offset;
+				e->inode = a->inode;
+				e->dev_major = a->dev_major;
+				e->dev_minor = a->dev_minor;
+				return up->pid;
+			}
+		}
+	}
+	return -1;
+}
+
 void
 unwind_maps_proc_asked(struct unwind_maps_proc *up)
 {
