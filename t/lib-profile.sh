@@ -135,3 +135,16 @@ profile_run () {
 	daemon_stop &&
 	folded cpu "$1" >"$1.folded"
 }
+
+# perf_plt_permille CMD...: of perf's cpu-clock samples of CMD, the
+# thousandths in PLT stubs (symbols "...@plt").  Where a sample lands
+# is the CPU's: an AMD EPYC under a hypervisor puts none of a PLT-bound
+# loop's in its stubs (perf alike), Intel CPUs some 2%; a test asks for
+# samples in a stub only where perf sees them.  No perf: 1000.
+perf_plt_permille () {
+	command -v perf >/dev/null || { echo 1000; return 0; }
+	perf record -q -e cpu-clock -F 499 -o plt-perf.data -- "$@" \
+	    >/dev/null 2>&1 &&
+	perf report -i plt-perf.data --stdio --sort sym 2>/dev/null |
+	awk '/@plt/ { sub("%", "", $1); s += $1 } END { printf "%d\n", s * 10 }'
+}
