@@ -7,7 +7,10 @@
  * the process is, and so is its BPF copy: the walker finds it there and
  * tells no one again.  A record gives one frame, or several when the
  * compiler inlined methods into it; a native frame without a record
- * stays as the native walk named it.
+ * stays as the native walk named it.  Names, functions and files are
+ * ids of the process's interned strings: a recursion's thousands of
+ * stacks hold the same few names (three copies of each frame's strings
+ * cost 17 MB a busy JVM).
  */
 #include <sys/types.h>
 
@@ -20,14 +23,17 @@
 #include "jvm_runtime.h"
 #include "jvm_stack.h"
 #include "session/session.h"
+#include "util/intern.h"
 #include "util/xmalloc.h"
 
-/* One frame a record gives. */
+#define JVM_NO_FILE	UINT32_MAX
+
+/* One frame a record gives; its strings are ids in the jvm_proc's names. */
 struct jvm_sframe {
 	uint16_t	 index;		/* its native frame */
-	char		*name;		/* as folded files show it */
-	char		*func;
-	char		*file;		/* NULL: none */
+	uint32_t	 name;		/* as folded files show it */
+	uint32_t	 func;
+	uint32_t	 file;		/* JVM_NO_FILE: none */
 	int		 line;		/* 0: none */
 };
 
@@ -43,19 +49,14 @@ struct jvm_group {
 	struct jvm_sframe	 f[JVM_SYM_INLINE_MAX + 1];
 	size_t			 n;
 	uint16_t		 index;
+	struct intern		*names;
 };
 
 static void
 jvm_stack_clear(void *arg)
 {
 	struct jvm_stack	*s = arg;
-	size_t			 i;
 
-	for (i = 0; i < s->n; i++) {
-		free(s->f[i].name);
-		free(s->f[i].func);
-		free(s->f[i].file);
-	}
 	free(s->f);
 }
 
@@ -63,6 +64,8 @@ void
 jvm_stacks_free(struct session *session, struct jvm_proc *jp)
 {
 	rt_stacks_free(&jp->stacks, session, jvm_stack_clear);
+	intern_free(jp->names);
+	jp->names = NULL;
 }
 
 static void
@@ -75,9 +78,11 @@ jvm_group_cb(const char *name, const struct runtime_where *w, void *arg)
 		return;
 	f = &g->f[g->n++];
 	f->index = g->index;
-	f->name = xstrdup(name);
-	f->func = xstrdup(w != NULL && w->func != NULL ? w->func : name);
-	f->file = w != NULL && w->file != NULL ? xstrdup(w->file) : NULL;
+	f->name = intern_add(g->names, name);
+	f->func = intern_add(g->names,
+	    w != NULL && w->func != NULL ? w->func : name);
+	f->file = w != NULL && w->file != NULL ?
+	    intern_add(g->names, w->file) : JVM_NO_FILE;
 	f->line = w != NULL ? w->line : 0;
 }
 
@@ -136,6 +141,9 @@ jvm_stack_seen(struct session *session, void *rt, struct jvm_proc *jp,
 	    (s = rt_stacks_add(&jp->stacks, session, id, sizeof(*s),
 	    jvm_stack_clear)) == NULL)
 		return 0;
+	if (jp->names == NULL)
+		jp->names = intern_create();
+	g.names = jp->names;
 	n = rs.n < PROFILE_RT_DEPTH ? rs.n : PROFILE_RT_DEPTH;
 	for (i = 0; i < n; i++) {
 		jvm_stack_record(rt, jp, &rs.f[i], &g);
@@ -175,10 +183,11 @@ jvm_stack_merge(struct session *session, void *rt, struct jvm_proc *jp,
 		while (k > 0 && s->f[k - 1].index == i) {
 			f = &s->f[--k];
 			memset(&w, 0, sizeof(w));
-			w.func = f->func;
-			w.file = f->file;
+			w.func = intern_name(jp->names, f->func);
+			w.file = f->file == JVM_NO_FILE ? NULL :
+			    intern_name(jp->names, f->file);
 			w.line = f->line;
-			cb(f->name, &w, arg);
+			cb(intern_name(jp->names, f->name), &w, arg);
 			named = 1;
 		}
 		if (!named)
