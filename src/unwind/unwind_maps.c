@@ -22,7 +22,7 @@
  * live process maps, then those not walked for UNWIND_MAPS_HOT seconds;
  * a table walked since by a live process is never evicted, and the new
  * one is counted full instead, so that tables in use never chase each
- * other out.  A table may take a quarter of the room at most.  An
+ * other out.  A table may take half of the room at most.  An
  * evicted table's slot is cleared at once, but its room is reused only
  * after UNWIND_MAPS_GRACE_NS: a walk that read the slot before it was
  * cleared (a few microseconds) may still be reading its rows.
@@ -455,7 +455,8 @@ unwind_maps_create(struct ev_loop *loop, struct session_unwind *su,
 	unwind_maps_space_init(&um->rowspace, nrows);
 	unwind_maps_space_init(&um->pagespace, npages);
 	um->st.rows_max = nrows;
-	um->limits.max_rows = nrows / 4;
+	/* Half: node 20's table (372000 rows) fits the default room. */
+	um->limits.max_rows = nrows / 2;
 	/* CFI larger than the whole budget would give no table. */
 	um->limits.max_input = conf->unwind_table_bytes;
 	um->st.pages_max = npages;

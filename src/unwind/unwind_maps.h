@@ -35,8 +35,8 @@ struct unwind_maps_stats {
 	uint64_t	 evictions;	/* tables evicted to make room */
 	uint64_t	 idle_freed;	/* records of no table of their own
 					   dropped, unmapped a while */
-	uint64_t	 full;		/* tables that did not fit, or over a
-					   quarter of the room */
+	uint64_t	 full;		/* tables that did not fit, or over
+					   half of the room */
 	uint64_t	 refused;	/* builds refused: more CFI than the
 					   file holds or the budget allows,
 					   or the queue full */

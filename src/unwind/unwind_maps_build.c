@@ -159,7 +159,7 @@ unwind_maps_build_done(struct unwind_maps *um, struct unwind_maps_file *f)
 	unwind_maps_file_stop_build(f);
 	if (t == NULL) {
 		/*
-		 * No usable CFI, over a quarter of the room, or more CFI
+		 * No usable CFI, over half of the room, or more CFI
 		 * than the file holds or the budget allows (refused).
 		 */
 		f->state = UNWIND_MAPS_FAILED;
