@@ -13,7 +13,8 @@
 # 2. ebpfspyd's CPU per second and its RSS, at 97 Hz with rounds every
 #    5 s, while 2 busy JVMs and 2 busy nodes run $BENCH_SECONDS (30) s:
 #    the growth of its RSS from before they start to the end, per
-#    runtime process.
+#    runtime process; and its CPU in the steady state, from a third of
+#    the run on (the runtimes' tables and symbols read by then).
 # 3. Names found: of the samples of those JVMs and nodes, the share
 #    whose every user frame is named (no [unknown...] frame, no
 #    [truncated] root), by ebpfspyd with no flag on the programs, and by
@@ -29,6 +30,7 @@ BENCH_NAME=runtimes
 . "$(dirname "$0")/lib-bench.sh"
 
 SECS=${BENCH_SECONDS:-30}
+WARM=$((SECS / 3))
 NCPU=$(nproc)
 JHOME=${BENCH_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 JAVA=$JHOME/bin/java
@@ -114,7 +116,7 @@ done
 # a daemon, its CPU and RSS growth printed; the folded stacks of the
 # workloads in $BENCH_TMP/NAME.folded.
 runtimes () {
-	local name=$1 on=$2 jflags=$3 nflags=$4 r0 r1 c0 c1 t0 t1 i
+	local name=$1 on=$2 jflags=$3 nflags=$4 r0 r1 c0 c1 cw t0 t1 tw i
 	daemon_start "$name" 5 97 "$on"
 	bench_sleep 2
 	r0=$(rss_kb "$BENCH_PID_ebpfspyd")
@@ -128,9 +130,14 @@ runtimes () {
 		bench_run "n$name$i" "$BENCH_TMP/n$name$i" $nflags \
 		    "$V8WORK" hot "$SECS"
 	done
+	# The steady state: from WARM s on, the runtimes' tables built and
+	# their symbols read.
+	bench_sleep "$WARM"
+	cw=$(bench_cpu_ms "$BENCH_PID_ebpfspyd")
+	tw=$(bench_now)
 	if test "$on" = no; then
 		# The JIT's perf map, written once the methods are hot.
-		bench_sleep $((SECS - 3))
+		bench_sleep $((SECS - 3 - WARM))
 		for i in 1 2; do
 			eval "p=\$BENCH_PID_j$name$i"
 			"$JHOME/bin/jcmd" "$p" Compiler.perfmap >/dev/null 2>&1
@@ -149,11 +156,15 @@ runtimes () {
 		    "/tmp/perf-\$BENCH_PID_n$name$i.map"
 	done
 	awk -v c=$((c1 - c0)) -v t0="$t0" -v t1="$t1" -v r0="$r0" \
-	    -v r1="$r1" -v n="$name" 'BEGIN {
+	    -v r1="$r1" -v n="$name" -v cs=$((c1 - cw)) -v tw="$tw" \
+	    -v w="$WARM" 'BEGIN {
 		printf "   %-10s %.2f ms of CPU per second (%.3f%% of a " \
 		    "core); RSS %.1f -> %.1f MB, %+.2f MB per runtime " \
 		    "process\n", n, c / (t1 - t0), c / (t1 - t0) / 10,
-		    r0 / 1024, r1 / 1024, (r1 - r0) / 1024 / 4 }'
+		    r0 / 1024, r1 / 1024, (r1 - r0) / 1024 / 4
+		printf "   %-10s steady state (from %d s on): %.2f ms per " \
+		    "second (%.3f%% of a core)\n", "", w, cs / (t1 - tw),
+		    cs / (t1 - tw) / 10 }'
 	cat "$BENCH_TMP"/out-"$name"/cpu/[jn]"$name"[12]/*.folded \
 	    >"$BENCH_TMP/$name.folded" 2>/dev/null
 }
