@@ -8,14 +8,18 @@
 #include "v8.h"
 
 struct config;
+struct intern;
 struct procmaps;
 struct session;
 
 /* A frame record, named when its stack was first seen. */
+#define V8_NO_NAME	UINT32_MAX
+
+/* Its strings are ids in the v8_proc's names. */
 struct v8_frame {
 	uint16_t	 index;		/* of its native frame */
-	char		*name;		/* NULL: not named */
-	char		*file;
+	uint32_t	 name;		/* V8_NO_NAME: not named */
+	uint32_t	 file;
 };
 
 struct v8_stack {
@@ -30,6 +34,7 @@ struct v8_proc {
 	struct v8_layout	 lay;
 	struct v8_sym		*sym;
 	struct rt_stacks	 stacks;	/* of struct v8_stack */
+	struct intern		*names;		/* of their frames */
 };
 
 struct v8 {

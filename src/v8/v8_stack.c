@@ -6,7 +6,8 @@
  * kept by its id with its names, for as long as the process is, and so
  * is its BPF copy: the walker finds it there and tells no one again.
  * A recorded native frame shows its function, "name (file.js)", the
- * others stay as the native walk named them.
+ * others stay as the native walk named them.  Names are ids of the
+ * process's interned strings, not copies a frame.
  */
 #include <sys/types.h>
 
@@ -16,6 +17,7 @@
 
 #include "bpf/profile.h"
 #include "session/session.h"
+#include "util/intern.h"
 #include "util/xmalloc.h"
 #include "v8_int.h"
 
@@ -25,12 +27,7 @@ static void
 v8_stack_clear(void *arg)
 {
 	struct v8_stack	*s = arg;
-	size_t		 i;
 
-	for (i = 0; i < s->n; i++) {
-		free(s->f[i].name);
-		free(s->f[i].file);
-	}
 	free(s->f);
 }
 
@@ -38,6 +35,8 @@ void
 v8_stacks_free(struct v8 *v, struct v8_proc *vp)
 {
 	rt_stacks_free(&vp->stacks, v->session, v8_stack_clear);
+	intern_free(vp->names);
+	vp->names = NULL;
 }
 
 int
@@ -55,39 +54,43 @@ v8_stack_seen(struct v8 *v, struct v8_proc *vp, uint64_t id)
 	    v8_stack_clear)) == NULL)
 		return 0;
 	v->st.stacks++;
+	if (vp->names == NULL)
+		vp->names = intern_create();
 	n = rs.n < PROFILE_RT_DEPTH ? rs.n : PROFILE_RT_DEPTH;
 	s->n = n;
 	s->f = xcalloc(n > 0 ? n : 1, sizeof(*s->f));
 	for (i = 0; i < n; i++) {
 		s->f[i].index = rs.f[i].index;
+		s->f[i].name = V8_NO_NAME;
 		if (v8_sym_func(vp->sym, rs.f[i].ptr, &fn, &why) == -1) {
 			v->st.unnamed[why]++;
 			continue;
 		}
 		v->st.named++;
-		s->f[i].name = xstrdup(fn.name);
-		s->f[i].file = xstrdup(fn.file);
+		s->f[i].name = intern_add(vp->names, fn.name);
+		s->f[i].file = intern_add(vp->names,
+		    fn.file != NULL ? fn.file : "");
 	}
 	return 0;
 }
 
 /* "name (file.js)": the script's base name, node's own as they are. */
 static void
-v8_stack_display(const struct v8_frame *f, char *d, size_t room)
+v8_stack_display(const char *name, const char *file, char *d, size_t room)
 {
 	const char	*base;
 
-	if (f->file == NULL || *f->file == '\0') {
-		snprintf(d, room, "%s", f->name);
+	if (*file == '\0') {
+		snprintf(d, room, "%s", name);
 		return;
 	}
-	base = strrchr(f->file, '/');
-	if (strncmp(f->file, "node:", 5) == 0 || base == NULL ||
+	base = strrchr(file, '/');
+	if (strncmp(file, "node:", 5) == 0 || base == NULL ||
 	    base[1] == '\0')
-		base = f->file;
+		base = file;
 	else
 		base++;
-	snprintf(d, room, "%s (%s)", f->name, base);
+	snprintf(d, room, "%s (%s)", name, base);
 }
 
 int
@@ -97,6 +100,7 @@ v8_stack_merge(struct v8 *v, struct v8_proc *vp, uint64_t id, size_t n,
 	struct runtime_where	 w;
 	const struct v8_stack	*s;
 	const struct v8_frame	*f;
+	const char		*fn, *file;
 	char			 name[V8_NAME_MAX];
 	size_t			 i, k;
 
@@ -113,14 +117,16 @@ v8_stack_merge(struct v8 *v, struct v8_proc *vp, uint64_t id, size_t n,
 		while (k > 0 && s->f[k - 1].index > i)
 			k--;
 		f = k > 0 && s->f[k - 1].index == i ? &s->f[k - 1] : NULL;
-		if (f == NULL || f->name == NULL) {
+		if (f == NULL || f->name == V8_NO_NAME) {
 			native(i, arg);
 			continue;
 		}
-		v8_stack_display(f, name, sizeof(name));
+		fn = intern_name(vp->names, f->name);
+		file = intern_name(vp->names, f->file);
+		v8_stack_display(fn, file, name, sizeof(name));
 		memset(&w, 0, sizeof(w));
-		w.func = f->name;
-		w.file = f->file;
+		w.func = fn;
+		w.file = file;
 		cb(name, &w, arg);
 	}
 	return 0;
