@@ -12,7 +12,6 @@
 #include "runtime/rt_stacks.h"
 #include "runtime/runtime.h"
 
-struct intern;
 struct jvm_structs;
 struct jvm_sym;
 struct procmaps;
@@ -41,7 +40,6 @@ struct jvm_proc {
 	struct jvm_sym		*sym;
 	int			 info_set;	/* jvm_info written */
 	struct rt_stacks	 stacks;	/* jvm_stack.c's */
-	struct intern		*names;		/* of their frames */
 	uint64_t		 lib_lo, lib_hi;	/* libjvm.so */
 	uint64_t		 dev, ino;		/* of libjvm.so */
 };

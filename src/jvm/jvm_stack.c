@@ -8,9 +8,8 @@
  * tells no one again.  A record gives one frame, or several when the
  * compiler inlined methods into it; a native frame without a record
  * stays as the native walk named it.  Names, functions and files are
- * ids of the process's interned strings: a recursion's thousands of
- * stacks hold the same few names (three copies of each frame's strings
- * cost 17 MB a busy JVM).
+ * ids in the stacks' interned names (three copies of each frame's
+ * strings cost 17 MB a busy JVM).
  */
 #include <sys/types.h>
 
@@ -28,7 +27,7 @@
 
 #define JVM_NO_FILE	UINT32_MAX
 
-/* One frame a record gives; its strings are ids in the jvm_proc's names. */
+/* One frame a record gives; its strings are ids in jp->stacks.names. */
 struct jvm_sframe {
 	uint16_t	 index;		/* its native frame */
 	uint32_t	 name;		/* as folded files show it */
@@ -64,8 +63,6 @@ void
 jvm_stacks_free(struct session *session, struct jvm_proc *jp)
 {
 	rt_stacks_free(&jp->stacks, session, jvm_stack_clear);
-	intern_free(jp->names);
-	jp->names = NULL;
 }
 
 static void
@@ -141,9 +138,7 @@ jvm_stack_seen(struct session *session, void *rt, struct jvm_proc *jp,
 	    (s = rt_stacks_add(&jp->stacks, session, id, sizeof(*s),
 	    jvm_stack_clear)) == NULL)
 		return 0;
-	if (jp->names == NULL)
-		jp->names = intern_create();
-	g.names = jp->names;
+	g.names = jp->stacks.names;
 	n = rs.n < PROFILE_RT_DEPTH ? rs.n : PROFILE_RT_DEPTH;
 	for (i = 0; i < n; i++) {
 		jvm_stack_record(rt, jp, &rs.f[i], &g);
@@ -183,11 +178,11 @@ jvm_stack_merge(struct session *session, void *rt, struct jvm_proc *jp,
 		while (k > 0 && s->f[k - 1].index == i) {
 			f = &s->f[--k];
 			memset(&w, 0, sizeof(w));
-			w.func = intern_name(jp->names, f->func);
+			w.func = intern_name(jp->stacks.names, f->func);
 			w.file = f->file == JVM_NO_FILE ? NULL :
-			    intern_name(jp->names, f->file);
+			    intern_name(jp->stacks.names, f->file);
 			w.line = f->line;
-			cb(intern_name(jp->names, f->name), &w, arg);
+			cb(intern_name(jp->stacks.names, f->name), &w, arg);
 			named = 1;
 		}
 		if (!named)

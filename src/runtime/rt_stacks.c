@@ -11,6 +11,7 @@
 #include "rt_stacks.h"
 #include "session/session.h"
 #include "util/hash.h"
+#include "util/intern.h"
 #include "util/xmalloc.h"
 
 #define RT_STACKS_MAX	(64 * 1024)	/* per process */
@@ -64,6 +65,8 @@ rt_stacks_free(struct rt_stacks *t, struct session *session,
 	free(t->v);
 	t->v = NULL;
 	t->size = t->n = 0;
+	intern_free(t->names);
+	t->names = NULL;
 }
 
 /* Room for one more: the table doubled, or emptied when full. */
@@ -104,6 +107,8 @@ rt_stacks_add(struct rt_stacks *t, struct session *session, uint64_t id,
 	if (t->elsize == 0)
 		t->elsize = elsize;
 	rt_stacks_room(t, session, clear);
+	if (t->names == NULL)
+		t->names = intern_create();
 	i = rt_stacks_slot(t, id);
 	if (rt_stacks_id(t, i) == id)
 		return NULL;

@@ -250,24 +250,19 @@ unwind_maps_build_begin(struct unwind_maps *um, struct unwind_maps_file *f)
 static int
 unwind_maps_build_other(struct unwind_maps *um, struct unwind_maps_file *f)
 {
-	struct procmaps_entry	 e;
-	pid_t			 pid, tried = f->src_pid;
-	int			 n;
+	pid_t	 pid;
+	int	 n;
 
 	if (f->src_path == NULL)
 		return -1;
 	for (n = 0; n < 4; n++) {
-		e = f->src;
-		if ((pid = unwind_maps_proc_other(um, f, tried, &e)) == -1)
-			return -1;
 		/* The path as the first saw it; the mapping, the new one's. */
-		f->src.start = e.start;
-		f->src.end = e.end;
-		f->src.offset = e.offset;
+		if ((pid = unwind_maps_proc_other(um, f, f->src_pid,
+		    &f->src)) == -1)
+			return -1;
 		f->src_pid = pid;
 		if (unwind_maps_build_begin(um, f) == 0)
 			return 0;
-		tried = pid;
 	}
 	return -1;
 }

@@ -267,7 +267,7 @@ unwind_maps_proc(struct unwind_maps *um, struct unwind_maps_proc *up,
 
 /*
  * Another process that maps f, not pid (f's build source, gone): its
- * pid and where it maps f, in *e (whose path is f's), or -1.  The
+ * pid, or -1; where it maps f in *e, whose path is left as it is.  The
  * processes are walked whole: this is rare, once a build that lost its
  * process.
  */

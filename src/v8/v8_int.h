@@ -8,14 +8,15 @@
 #include "v8.h"
 
 struct config;
-struct intern;
 struct procmaps;
 struct session;
 
-/* A frame record, named when its stack was first seen. */
 #define V8_NO_NAME	UINT32_MAX
 
-/* Its strings are ids in the v8_proc's names. */
+/*
+ * A frame record, named when its stack was first seen; its strings are
+ * ids in vp->stacks.names.
+ */
 struct v8_frame {
 	uint16_t	 index;		/* of its native frame */
 	uint32_t	 name;		/* V8_NO_NAME: not named */
@@ -34,7 +35,6 @@ struct v8_proc {
 	struct v8_layout	 lay;
 	struct v8_sym		*sym;
 	struct rt_stacks	 stacks;	/* of struct v8_stack */
-	struct intern		*names;		/* of their frames */
 };
 
 struct v8 {

@@ -6,8 +6,8 @@
  * kept by its id with its names, for as long as the process is, and so
  * is its BPF copy: the walker finds it there and tells no one again.
  * A recorded native frame shows its function, "name (file.js)", the
- * others stay as the native walk named them.  Names are ids of the
- * process's interned strings, not copies a frame.
+ * others stay as the native walk named them.  Names are ids in the
+ * stacks' interned names, not copies a frame.
  */
 #include <sys/types.h>
 
@@ -35,8 +35,6 @@ void
 v8_stacks_free(struct v8 *v, struct v8_proc *vp)
 {
 	rt_stacks_free(&vp->stacks, v->session, v8_stack_clear);
-	intern_free(vp->names);
-	vp->names = NULL;
 }
 
 int
@@ -54,8 +52,6 @@ v8_stack_seen(struct v8 *v, struct v8_proc *vp, uint64_t id)
 	    v8_stack_clear)) == NULL)
 		return 0;
 	v->st.stacks++;
-	if (vp->names == NULL)
-		vp->names = intern_create();
 	n = rs.n < PROFILE_RT_DEPTH ? rs.n : PROFILE_RT_DEPTH;
 	s->n = n;
 	s->f = xcalloc(n > 0 ? n : 1, sizeof(*s->f));
@@ -67,8 +63,8 @@ v8_stack_seen(struct v8 *v, struct v8_proc *vp, uint64_t id)
 			continue;
 		}
 		v->st.named++;
-		s->f[i].name = intern_add(vp->names, fn.name);
-		s->f[i].file = intern_add(vp->names,
+		s->f[i].name = intern_add(vp->stacks.names, fn.name);
+		s->f[i].file = intern_add(vp->stacks.names,
 		    fn.file != NULL ? fn.file : "");
 	}
 	return 0;
@@ -121,8 +117,8 @@ v8_stack_merge(struct v8 *v, struct v8_proc *vp, uint64_t id, size_t n,
 			native(i, arg);
 			continue;
 		}
-		fn = intern_name(vp->names, f->name);
-		file = intern_name(vp->names, f->file);
+		fn = intern_name(vp->stacks.names, f->name);
+		file = intern_name(vp->stacks.names, f->file);
 		v8_stack_display(fn, file, name, sizeof(name));
 		memset(&w, 0, sizeof(w));
 		w.func = fn;
