@@ -34,7 +34,18 @@ whole_check () {
 	whole=$(sed -n "s/^whole //p" $1.leaf) &&
 	echo "$1: $whole of $all samples whole" &&
 	test "$all" -ge 100 &&
-	test $((whole * 100)) -ge $((all * 95))
+	test $((whole * 100)) -ge $((all * 95)) ||
+	jvm_explain $1
+}
+
+# jvm_explain COMM: what the daemon did for the process, on a failure.
+jvm_explain () {
+	for pid in $(sed -n "s/^.*pid \([0-9]*\) ($1).*$/\1/p" \
+	    "$DAEMON_LOG" | sort -u); do
+		grep "pid $pid[: ]" "$DAEMON_LOG" | head -40
+	done
+	grep "cannot open\|symbols (" "$DAEMON_LOG" | head -40
+	return 1
 }
 
 for jdk in $JDKS; do
@@ -54,7 +65,7 @@ for jdk in $JDKS; do
 		for m in jit xint inl wait; do
 			ln -sf "$(jdk_home $jdk)/bin/java" j$v$m || return 1
 		done &&
-		daemon_start -c ebpfspy.conf -o out$v &&
+		daemon_start -v -v -c ebpfspy.conf -o out$v &&
 		./j${v}jit -cp $jdk JvmWork 6 >jit$v.out &&
 		./j${v}xint -Xint -cp $jdk JvmWork 4 >xint$v.out &&
 		./j${v}inl -XX:CompileCommand=quiet \
