@@ -43,6 +43,9 @@ jvm_start () {
 	jvm_home_=$(jdk_home $1) &&
 	jvm_dir_=$2 &&
 	shift 2 &&
+	# Emptied here: the child truncates it only once it runs, and the
+	# last JVM's "ready" would let a reader at a JVM still starting.
+	: >jvm.out &&
 	{ "$jvm_home_/bin/java" -cp "$jvm_dir_" "$@" >jvm.out 2>&1 & } &&
 	JVM_PID=$! &&
 	test_when_finished "kill $JVM_PID; wait $JVM_PID;

@@ -109,6 +109,7 @@ test_expect_success ROOT,BPF 'a full stack ring is counted' '
 	stack_map_entries = 1024
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
+	: >w1.out &&
 	{ ./b3002 -m stacks -d 6 -j 2 -t 6 >w1.out & } &&
 	w=$! &&
 	workload_wait w1.out &&

@@ -92,6 +92,7 @@ test_expect_success ROOT,BPF,GAWK 'the raw address when asked, inside the functi
 	unknown_symbol_address = yes
 	EOF
 	daemon_start -c ebpfspy.conf -o out &&
+	: >w.out &&
 	{ ./b3003 -c 2 >w.out & } &&
 	workload_wait w.out &&
 	pid=$(sed -n "s/^ready //p" w.out) &&

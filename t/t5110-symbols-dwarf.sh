@@ -168,7 +168,7 @@ test_expect_success ROOT,BPF,TOOLS,GO 'pprof: mix (inlined) at its lines' '
 test_expect_success ROOT,BPF,TOOLS 'inlines = no: no inlined frame' '
 	printf "[daemon]\ncollect_interval = 1\n[symbols]\ninlines = no\n" \
 	    >ebpfspy.conf &&
-	rm -rf out &&
+	rm -rf out g.out &&
 	daemon_start -c ebpfspy.conf -o out &&
 	{ ./inl5110g -c 120 >g.out & pg=$!; } &&
 	workload_wait g.out &&

@@ -137,6 +137,7 @@ s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
 	    metrics "listen = 127.0.0.1:$port" >ebpfspy.conf &&
 	daemon_start -v -c ebpfspy.conf -o out &&
 	pid=$(daemon_pid) &&
+	: >w.out &&
 	{
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
 		    ./d8110 8 >w.out &
