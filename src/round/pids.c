@@ -376,11 +376,14 @@ pids_event(struct pids *p, const struct profile_event *ev)
 		break;
 	case PROFILE_EVENT_PYSTACK:
 		/* A new stack of a runtime's walker: read its code now. */
-		if ((proc = pids_find(p, pid)) != NULL &&
-		    proc->state == PIDS_ALIVE &&
-		    pids_runtime_stack_seen(p, proc, ev->arg, ev->arg2) &&
-		    proc->rp != NULL)
+		if ((proc = pids_find(p, pid)) == NULL ||
+		    proc->state != PIDS_ALIVE ||
+		    !pids_runtime_stack_seen(p, proc, ev->arg, ev->arg2))
+			break;
+		if (proc->rp != NULL)
 			resolve_proc_refresh(p->resolve, proc->rp);
+		else if (proc->loaded)
+			proc->rp = resolve_proc_open(p->resolve, pid);
 		break;
 	case PROFILE_EVENT_EXIT:
 		/*

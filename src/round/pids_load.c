@@ -143,11 +143,16 @@ pids_load_asked(struct pids *p, struct pids_proc *proc)
 	log_debug("pid %d (%s): maps read again for the unwinder",
 	    (int)proc->pid, proc->comm);
 	pids_runtime_again(p, proc, maps, RUNTIME_AGAIN_WALKER);
-	/* Its symbols too: the tables of the mappings it had are kept. */
+	/*
+	 * Its symbols too: the tables of the mappings it had are kept.
+	 * A process whose first read failed gets them now: else its
+	 * runtimes, opened here, would name their frames and leave every
+	 * native frame among them [unknown].
+	 */
 	if (proc->rp != NULL)
 		resolve_proc_reload_maps(p->resolve, proc->rp, maps);
 	else
-		procmaps_free(maps);
+		proc->rp = resolve_proc_open_maps(p->resolve, proc->pid, maps);
 }
 
 /*

@@ -4,6 +4,7 @@
  */
 #include "tap.h"
 #include "roundfix.h"
+#include "round/pids_int.h"
 
 /*
  * An exec, its first sample, its samples, its exit, all before the
@@ -99,11 +100,54 @@ test_pending(void)
 	roundfix_close(&f);
 }
 
+/*
+ * A process whose maps could not be read at its first sample has no
+ * symbols; the next read, the unwinder's (a library mapped since),
+ * opens them: else its runtimes, opened by that read, named their
+ * frames and every native frame stayed [unknown] once it had exited.
+ * That first read is made to fail by dropping what it opened.
+ */
+static void
+test_asked_opens_symbols(void)
+{
+	struct roundfix		 f;
+	struct pids_proc	*proc;
+	char			*folded;
+	pid_t			 kid;
+
+	kid = roundfix_start(&f, "kid4", "");
+	roundfix_exec(&f, kid, "kid4", 1, 6);
+	session_drain_events(f.s);
+	proc = pids_find(f.p, kid);
+	if (!ok(proc != NULL && proc->loaded && proc->rp != NULL,
+	    "its maps read at its first sample")) {
+		roundfix_close(&f);
+		return;
+	}
+	resolve_proc_close(f.r, proc->rp);
+	proc->rp = NULL;
+	roundfix_event(&f, PROFILE_EVENT_UNWIND_MAPS, kid, "kid4", 0, 0);
+	session_drain_events(f.s);
+	ok(pids_proc_resolve(proc) != NULL, "the unwinder's read opens them");
+	/* Gone before the round names its samples. */
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	f.nkids = 0;
+	roundfix_event(&f, PROFILE_EVENT_EXIT, kid, "kid4", 2000000000, 0);
+	is_int(collect_round(f.c, f.conf, 0), 0, "round");
+	folded = roundfix_folded(&f, "cpu", "kid4");
+	roundfix_has(folded, "kid4;round_caller;round_leaf_a 6\n",
+	    "its frames named after its exit");
+	free(folded);
+	roundfix_close(&f);
+}
+
 int
 main(void)
 {
 	test_exec_exit_before_drain();
 	test_exit_after_drain();
 	test_pending();
+	test_asked_opens_symbols();
 	return done_testing();
 }
