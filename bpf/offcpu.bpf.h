@@ -152,13 +152,17 @@ offcpu_switch(void *ctx, bool preempt, struct task_struct *prev,
 {
 	__u32	 tgid;
 
+	/*
+	 * next's wait closes first: with prev's reads live meanwhile, a
+	 * raw_tp program's stack went over the 512 bytes.
+	 */
+	offcpu_in(TASK_READ(btf, next, pid),
+	    TASK_READ(btf, next, se.sum_exec_runtime));
 	if (!preempt && (prev_state & offcpu_states) != 0 &&
 	    (tgid = TASK_READ(btf, prev, tgid)) != 0)
 		offcpu_out(ctx, prev, tgid, TASK_READ(btf, prev, pid),
 		    TASK_READ(btf, prev, flags), bpf_ktime_get_ns(),
 		    TASK_READ(btf, prev, se.sum_exec_runtime));
-	offcpu_in(TASK_READ(btf, next, pid),
-	    TASK_READ(btf, next, se.sum_exec_runtime));
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 /*
  * The BPF session: the skeleton of bpf/profile.bpf.c from open to
- * destroy, the per-CPU perf events that drive on-CPU sampling, the
- * sched_switch program of off-CPU profiling, and the ring buffers of
- * native stacks and of process events joined to the loop.
+ * destroy, the per-CPU perf events that drive on-CPU sampling, when
+ * the sched_switch program of off-CPU profiling (session_offcpu.c)
+ * comes and goes, and the ring buffers of native stacks and of process
+ * events joined to the loop.
  *
  * The session is the daemon's only caller of libbpf: session_maps.c
  * reads and writes the maps for the others (counts, pid config, Python,
@@ -178,44 +179,6 @@ fail:
 	return NULL;
 }
 
-static int
-session_offcpu_attach(struct session *s)
-{
-	struct bpf_program	*prog;
-	long			 err;
-
-	if (s->offcpu_link != NULL)
-		return 0;
-	session_maps_offcpu_forget(s);
-	prog = s->use_btf ? s->skel->progs.offcpu_switch_btf :
-	    s->skel->progs.offcpu_switch_raw;
-	s->offcpu_link = bpf_program__attach(prog);
-	err = libbpf_get_error(s->offcpu_link);
-	/*
-	 * A test hook, for t/t2003: EBPFSPY_TEST_FAIL=offcpu_attach in the
-	 * environment of the daemon, which root starts, makes this attach
-	 * fail as a kernel that refuses it would.  Not documented.
-	 */
-	if (err == 0 && session_test_fail("offcpu_attach")) {
-		bpf_link__destroy(s->offcpu_link);
-		err = -EPERM;
-	}
-	if (err != 0) {
-		s->offcpu_link = NULL;
-		errno = -err;
-		log_warn("attach off-CPU sched_switch program");
-		return -1;
-	}
-	return 0;
-}
-
-static void
-session_offcpu_detach(struct session *s)
-{
-	bpf_link__destroy(s->offcpu_link);
-	s->offcpu_link = NULL;
-}
-
 /* The knobs BPF reads on every event. */
 static void
 session_set_knobs(struct session *s, const struct config *conf)
@@ -291,7 +254,7 @@ session_bpf_drain_events(struct session *s)
 }
 
 static struct profile_bpf *
-session_load(const struct config *conf, int use_btf)
+session_load(const struct config *conf)
 {
 	struct profile_bpf	*skel;
 	long			 rb;
@@ -326,8 +289,9 @@ session_load(const struct config *conf, int use_btf)
 		;
 	bpf_map__set_max_entries(skel->maps.events, rb);
 	session_unwind_size(skel, conf);
-	bpf_program__set_autoload(skel->progs.offcpu_switch_btf, use_btf);
-	bpf_program__set_autoload(skel->progs.offcpu_switch_raw, !use_btf);
+	/* Loaded when off-CPU comes on: session_offcpu.c. */
+	bpf_program__set_autoload(skel->progs.offcpu_switch_btf, false);
+	bpf_program__set_autoload(skel->progs.offcpu_switch_raw, false);
 	if ((err = profile_bpf__load(skel)) != 0) {
 		errno = -err;
 		profile_bpf__destroy(skel);
@@ -354,16 +318,11 @@ session_bpf_open(struct ev_loop *loop, const struct config *conf,
 	s->cb = cb;
 	s->cb_arg = arg;
 	s->events = xcalloc(SESSION_EVENTS_BATCH, sizeof(*s->events));
+	s->offcpu_fd = s->offcpu_link = -1;
 
-	/* tp_btf where the kernel has BTF, else a raw tracepoint. */
-	s->use_btf = 1;
-	if ((s->skel = session_load(conf, 1)) == NULL) {
-		log_debug("tp_btf sched_switch did not load, trying raw_tp");
-		s->use_btf = 0;
-		if ((s->skel = session_load(conf, 0)) == NULL) {
-			log_warn("load BPF programs");
-			goto fail;
-		}
+	if ((s->skel = session_load(conf)) == NULL) {
+		log_warn("load BPF programs");
+		goto fail;
 	}
 	session_set_knobs(s, conf);
 	if ((s->unwind = session_unwind_open(s->skel)) == NULL)
@@ -440,7 +399,7 @@ session_bpf_close(struct session *s)
 	if (s == NULL)
 		return;
 	session_cpus_close(s->cpus, s->ncpus);
-	session_offcpu_detach(s);
+	session_offcpu_close(s);
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->exit_link);
 	if (s->rb != NULL) {
@@ -504,7 +463,7 @@ session_bpf_prepare(struct session *s, const struct config *conf)
 	} else if (!conf->cpu && s->cpus != NULL)
 		c->cpus_off = 1;
 	/* Last: once attached, its program runs. */
-	if (conf->offcpu && s->offcpu_link == NULL) {
+	if (conf->offcpu && s->offcpu_link == -1) {
 		if (session_offcpu_attach(s) == -1)
 			goto fail;
 		c->offcpu_on = 1;
@@ -575,7 +534,7 @@ session_bpf_cpu_attached(struct session *s)
 static int
 session_bpf_offcpu_attached(struct session *s)
 {
-	return s->offcpu_link != NULL;
+	return s->offcpu_link != -1;
 }
 
 static struct session_unwind *

@@ -51,16 +51,22 @@ struct session {
 	size_t			 cap, n;
 	int			 counts_no_batch;
 
+	int			 offcpu_fd;	/* its program: session_offcpu.c */
+	int			 offcpu_link;	/* attached, or -1 */
 	int			 use_btf;	/* tp_btf sched_switch loaded */
 	struct session_cpu	*cpus;
 	int			 ncpus;		/* online, perf events */
 	int			 npossible;	/* per-CPU map values */
 	long long		 rate;		/* of the perf events */
-	struct bpf_link		*offcpu_link;
 	struct bpf_link		*exec_link;
 	struct bpf_link		*exit_link;
 	struct session_unwind	*unwind;	/* session_unwind.c */
 };
+
+/* session_offcpu.c */
+int	session_offcpu_attach(struct session *);
+void	session_offcpu_detach(struct session *);
+void	session_offcpu_close(struct session *);
 
 /* session_stacks.c */
 void	session_stacks_open(struct session *);

@@ -40,8 +40,8 @@ static const struct {
 /*
  * A test asks that a step fail as an older kernel's would, by naming it
  * in EBPFSPY_TEST_FAIL in the environment of the daemon, which root
- * starts: offcpu_attach (t/t2003), probe_bpf_loop (t/t0102).  Not
- * documented.
+ * starts: offcpu_attach (t/t2003), offcpu_btf (t/t2002),
+ * probe_bpf_loop (t/t0102).  Not documented.
  */
 int
 session_test_fail(const char *step)
