@@ -10,7 +10,8 @@
  * instead; -p makes the JVM write its perf map (jcmd Compiler.perfmap
  * over the attach protocol, src/jvm/jvm_attach.c) first.  Exit 3 (and
  * "refused <reason>") for a JVM src/jvm refuses, 1 when the pid is no
- * JVM, 5 when the perf map could not be asked for.
+ * JVM, 5 when the perf map could not be asked for, 6 (and "not yet")
+ * for a JVM still starting, its tables not filled in yet.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,10 @@ main(int argc, char **argv)
 	if ((jp = jvm_proc_open(pid, maps, &why, &missing)) == NULL) {
 		if (why == -1)
 			return 1;
+		if (why == JVM_NOT_YET) {
+			printf("not yet: the JVM is starting\n");
+			return 6;
+		}
 		printf("refused %s%s%s\n", jvm_refusal_name(why),
 		    missing != NULL ? " " : "", missing != NULL ? missing : "");
 		return 3;
