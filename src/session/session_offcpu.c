@@ -23,12 +23,11 @@
 #include "bpf/profile.skel.h"
 #include "util/log.h"
 #include "session_int.h"
-#include "util/xmalloc.h"
 
 /*
  * Only its sched_switch program, over the maps of s: a descriptor of
- * the program, or -1.  The object goes once the program is loaded (its
- * BTF and the kernel's, 1.5 MB of RSS kept for nothing).
+ * the program, or -1.  The object goes once the program is loaded:
+ * nothing of it but the program is used after.
  */
 static int
 session_offcpu_open(struct session *s, int use_btf)
@@ -82,8 +81,6 @@ session_offcpu_load(struct session *s)
 		s->use_btf = 0;
 		s->offcpu_fd = session_offcpu_open(s, 0);
 	}
-	/* What libbpf read for the load is freed: give it back. */
-	xmalloc_trim(0);
 	if (s->offcpu_fd == -1) {
 		log_warn("load the off-CPU program");
 		return -1;
