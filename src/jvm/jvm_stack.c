@@ -88,6 +88,7 @@ static void
 jvm_stack_record(void *rt, struct jvm_proc *jp,
     const struct profile_rt_frame *rf, struct jvm_group *g)
 {
+	const struct jvm_method	*m;
 	struct jvm_record	 r;
 	struct jvm_blob		 b;
 	uint64_t		 cm;
@@ -109,8 +110,18 @@ jvm_stack_record(void *rt, struct jvm_proc *jp,
 		 * the one sampled if its ConstMethod is still that one.
 		 */
 		r.kind = JVM_RECORD_INTERPRETED;
-		if (jvm_mem_u64(&jp->mem, rf->ptr + jp->lay.method_constmethod,
-		    &cm) == -1 || (uint32_t)(cm >> 3) != rf->check)
+		/*
+		 * A Method named before is checked against the walker's
+		 * bits without a read: a stack heard of late, its JVM
+		 * gone, still gets its names (t7112 under CI load: the
+		 * last half second of an -Xint run was [unknown java]).
+		 */
+		if ((m = jvm_sym_method_cached(jp->sym, rf->ptr)) != NULL &&
+		    (uint32_t)(m->constmethod >> 3) == rf->check)
+			cm = m->constmethod;
+		else if (jvm_mem_u64(&jp->mem, rf->ptr +
+		    jp->lay.method_constmethod, &cm) == -1 ||
+		    (uint32_t)(cm >> 3) != rf->check)
 			cm = 1;		/* no Method has it: unnamed */
 		r.check = cm;
 		break;

@@ -240,6 +240,18 @@ jvm_sym_count(struct jvm_sym *s)
 		jvm_sym_flush(s);
 }
 
+/* The Method at addr as read before, without a look at the process. */
+const struct jvm_method *
+jvm_sym_method_cached(struct jvm_sym *s, uint64_t addr)
+{
+	struct jvm_sym_m	*e;
+
+	for (e = s->methods[jvm_sym_bucket(addr)]; e != NULL; e = e->next)
+		if (e->m.addr == addr)
+			return &e->m;
+	return NULL;
+}
+
 const struct jvm_method *
 jvm_sym_method(struct jvm_sym *s, uint64_t addr, uint64_t check)
 {

@@ -48,6 +48,7 @@ void		 jvm_sym_stats(const struct jvm_sym *, struct jvm_sym_stats *);
  */
 const struct jvm_method *jvm_sym_method(struct jvm_sym *, uint64_t,
 		    uint64_t);
+const struct jvm_method *jvm_sym_method_cached(struct jvm_sym *, uint64_t);
 /* An interpreted frame: a Method, its check, its bci.  0 / -1. */
 int		 jvm_sym_interpreted(struct jvm_sym *, uint64_t, uint64_t,
 		    int, struct jvm_frame *);
